@@ -1,0 +1,1 @@
+func runCoreBench(_ arguments: [String]) { print("core bench: not yet") }

@@ -1,0 +1,1 @@
+func runEngineBenchServer(_ arguments: [String]) { print("engine bench: not yet") }

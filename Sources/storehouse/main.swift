@@ -1,0 +1,2 @@
+// Skeleton: replaced by the server entry point.
+print("storehouse")

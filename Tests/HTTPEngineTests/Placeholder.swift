@@ -1,0 +1,5 @@
+import XCTest
+
+final class HTTPEngineTestsPlaceholder: XCTestCase {
+    func testPlaceholder() {}
+}

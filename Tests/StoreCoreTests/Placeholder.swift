@@ -1,0 +1,5 @@
+import XCTest
+
+final class StoreCoreTestsPlaceholder: XCTestCase {
+    func testPlaceholder() {}
+}

@@ -1,0 +1,5 @@
+import XCTest
+
+final class StoreKindsTestsPlaceholder: XCTestCase {
+    func testPlaceholder() {}
+}

@@ -1,0 +1,5 @@
+import XCTest
+
+final class StorehouseServerTestsPlaceholder: XCTestCase {
+    func testPlaceholder() {}
+}
