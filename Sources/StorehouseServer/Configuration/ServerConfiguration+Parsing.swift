@@ -1,0 +1,149 @@
+import Foundation
+
+/// What the command line asked for: run the server, or one of the informational answers.
+public enum LaunchRequest: Sendable, Equatable {
+    case serve(ServerConfiguration)
+    case help
+    case version
+    case healthcheck(ServerConfiguration)
+}
+
+/// A flag or variable that cannot be used; `description` is the one line printed before exiting.
+public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let description: String
+}
+
+extension ServerConfiguration {
+    /// One row per option: the flag, its environment variable, its help text and how it is applied.
+    struct Option: Sendable {
+        let flag: String
+        let variable: String
+        let placeholder: String?   // nil: a switch that takes no value
+        let help: String
+        let apply: @Sendable (inout ServerConfiguration, String) throws(ConfigurationError) -> Void
+    }
+
+    static let options: [Option] = [
+        Option(flag: "--host", variable: "HOST", placeholder: "ADDR", help: "address to listen on (default 127.0.0.1)") { c, v throws(ConfigurationError) in
+            guard !v.isEmpty else { throw ConfigurationError(description: "--host: must not be empty") }
+            c.host = v
+        },
+        Option(flag: "--port", variable: "PORT", placeholder: "N", help: "TCP port, 0 for any free one (default 8080)") { c, v throws(ConfigurationError) in
+            c.port = try integer(v, flag: "--port", in: 0...65_535)
+        },
+        Option(flag: "--data-dir", variable: "STOREHOUSE_DATA_DIR", placeholder: "DIR", help: "journal and snapshots (default ./data)") { c, v throws(ConfigurationError) in
+            guard !v.isEmpty else { throw ConfigurationError(description: "--data-dir: must not be empty") }
+            c.dataDirectory = v
+        },
+        Option(flag: "--fsync", variable: "STOREHOUSE_FSYNC", placeholder: "always|batch|never", help: "when an action is acknowledged (default always)") { c, v throws(ConfigurationError) in
+            guard let value = Fsync(rawValue: v) else {
+                throw ConfigurationError(description: "--fsync: expected always, batch or never, got '\(v)'")
+            }
+            c.fsync = value
+        },
+        Option(flag: "--in-memory", variable: "STOREHOUSE_IN_MEMORY", placeholder: nil, help: "keep nothing on disk") { c, v throws(ConfigurationError) in
+            c.inMemory = try boolean(v, flag: "--in-memory")
+        },
+        Option(flag: "--max-body-bytes", variable: "STOREHOUSE_MAX_BODY_BYTES", placeholder: "N", help: "largest request body (default 1048576)") { c, v throws(ConfigurationError) in
+            c.maxBodyBytes = try integer(v, flag: "--max-body-bytes", in: 1...(1 << 30))
+        },
+        Option(flag: "--max-sessions", variable: "STOREHOUSE_MAX_SESSIONS", placeholder: "N", help: "sessions held at once (default 100000)") { c, v throws(ConfigurationError) in
+            c.maxSessions = try integer(v, flag: "--max-sessions", in: 1...10_000_000)
+        },
+        Option(flag: "--max-connections", variable: "STOREHOUSE_MAX_CONNECTIONS", placeholder: "N", help: "open connections before 503 (default 10000)") { c, v throws(ConfigurationError) in
+            c.maxConnections = try integer(v, flag: "--max-connections", in: 1...1_000_000)
+        },
+        Option(flag: "--effect-latency-ms", variable: "STOREHOUSE_EFFECT_LATENCY_MS", placeholder: "N", help: "simulated latency of remote effects (default 50)") { c, v throws(ConfigurationError) in
+            c.effectLatencyMilliseconds = try integer(v, flag: "--effect-latency-ms", in: 0...600_000)
+        },
+        Option(flag: "--heartbeat-s", variable: "STOREHOUSE_HEARTBEAT_S", placeholder: "N", help: "SSE keep-alive comment after N s of silence (default 15)") { c, v throws(ConfigurationError) in
+            c.heartbeatSeconds = try integer(v, flag: "--heartbeat-s", in: 1...3_600)
+        },
+        Option(flag: "--history", variable: "STOREHOUSE_HISTORY", placeholder: "N", help: "actions kept per session for the log, resume and time travel (default 10000)") { c, v throws(ConfigurationError) in
+            c.history = try integer(v, flag: "--history", in: 1...10_000_000)
+        },
+        Option(flag: "--subscriber-buffer-bytes", variable: "STOREHOUSE_SUBSCRIBER_BUFFER_BYTES", placeholder: "N", help: "unsent SSE bytes before a subscriber is reset to a snapshot (default 1048576)") { c, v throws(ConfigurationError) in
+            c.subscriberBufferBytes = try integer(v, flag: "--subscriber-buffer-bytes", in: 1_024...(1 << 30))
+        },
+        Option(flag: "--shutdown-grace-s", variable: "STOREHOUSE_SHUTDOWN_GRACE_S", placeholder: "N", help: "longest graceful shutdown before connections are cut (default 10)") { c, v throws(ConfigurationError) in
+            c.shutdownGraceSeconds = try integer(v, flag: "--shutdown-grace-s", in: 0...600)
+        },
+        Option(flag: "--access-log", variable: "STOREHOUSE_ACCESS_LOG", placeholder: "true|false", help: "one line per request on stdout (default true)") { c, v throws(ConfigurationError) in
+            c.accessLog = try boolean(v, flag: "--access-log")
+        },
+    ]
+
+    /// Reads flags after the program name, then fills the rest from `environment`.
+    ///
+    /// ```swift
+    /// let request = try ServerConfiguration.parse(arguments: ["--port", "0", "--in-memory"], environment: [:])
+    /// ```
+    public static func parse(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> LaunchRequest {
+        var configuration = ServerConfiguration()
+        for option in options {
+            if let value = environment[option.variable] { try option.apply(&configuration, value) }
+        }
+        var healthcheck = false
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            switch argument {
+            case "--help", "-h": return .help
+            case "--version": return .version
+            case "healthcheck" where index == 1: healthcheck = true; continue
+            default: break
+            }
+            let (name, inline) = splitInline(argument)
+            guard let option = options.first(where: { $0.flag == name }) else {
+                throw ConfigurationError(description: "unknown argument '\(argument)' (see storehouse --help)")
+            }
+            if option.placeholder == nil {
+                try option.apply(&configuration, inline ?? "true")
+            } else if let inline {
+                try option.apply(&configuration, inline)
+            } else {
+                guard index < arguments.count else { throw ConfigurationError(description: "\(name): needs a value (\(option.placeholder ?? ""))") }
+                try option.apply(&configuration, arguments[index])
+                index += 1
+            }
+        }
+        return healthcheck ? .healthcheck(configuration) : .serve(configuration)
+    }
+
+    /// The text of `storehouse --help`: every flag with its environment variable.
+    public static var helpText: String {
+        var lines = [
+            "usage: storehouse [flags]          serve the API of shared/API.md",
+            "       storehouse healthcheck      exit 0 when the server on --host/--port answers /healthz",
+            "       storehouse --version | --help",
+            "",
+            "flags (each also read from the environment variable in brackets; a flag wins):",
+        ]
+        for option in options {
+            let left = "  \(option.flag)\(option.placeholder.map { " \($0)" } ?? "")"
+            lines.append(left.padding(toLength: max(left.count + 1, 40), withPad: " ", startingAt: 0) + "\(option.help) [\(option.variable)]")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func splitInline(_ argument: String) -> (String, String?) {
+        guard argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") else { return (argument, nil) }
+        return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
+    }
+
+    private static func integer(_ text: String, flag: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw ConfigurationError(description: "\(flag): expected an integer in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
+        }
+        return value
+    }
+
+    private static func boolean(_ text: String, flag: String) throws(ConfigurationError) -> Bool {
+        switch text.lowercased() {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off", "": return false
+        default: throw ConfigurationError(description: "\(flag): expected true or false, got '\(text)'")
+        }
+    }
+}

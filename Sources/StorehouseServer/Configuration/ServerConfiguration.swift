@@ -1,0 +1,24 @@
+/// Everything the server can be told at start, with the defaults of API.md ("Configuration").
+///
+/// Built from flags and environment variables by ``ServerConfiguration/parse(arguments:environment:)``;
+/// a flag wins over its variable.
+public struct ServerConfiguration: Sendable, Equatable {
+    public enum Fsync: String, Sendable, CaseIterable { case always, batch, never }
+
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var dataDirectory = "./data"
+    public var fsync = Fsync.always
+    public var inMemory = false
+    public var maxBodyBytes = 1 << 20
+    public var maxSessions = 100_000
+    public var maxConnections = 10_000
+    public var effectLatencyMilliseconds = 50
+    public var heartbeatSeconds = 15
+    public var history = 10_000
+    public var subscriberBufferBytes = 1 << 20
+    public var shutdownGraceSeconds = 10
+    public var accessLog = true
+
+    public init() {}
+}

@@ -1,0 +1,41 @@
+import StoreCore
+
+/// The bytes of server-sent events (WHATWG HTML §9.2): one frame per event,
+/// each ended by a blank line. A frame is built once and shared by every subscriber.
+enum EventFrames {
+    static let retry = Array("retry: 2000\n\n".utf8)
+    static let keepAlive = Array(": keep-alive\n\n".utf8)
+
+    static func snapshot(version: Int, state: [UInt8]) -> [UInt8] {
+        var out = Array("event: snapshot\nid: \(version)\ndata: {\"version\":\(version),\"state\":".utf8)
+        out.reserveCapacity(out.count + state.count + 4)
+        out += state
+        out += Array("}\n\n".utf8)
+        return out
+    }
+
+    static func change(version: Int, action: [UInt8], patch: [UInt8]) -> [UInt8] {
+        var out = Array("event: change\nid: \(version)\ndata: {\"version\":\(version),\"action\":".utf8)
+        out += action
+        out += Array(",\"patch\":".utf8)
+        out += patch
+        out += Array("}\n\n".utf8)
+        return out
+    }
+
+    static func output(version: Int, output: StoreOutput) -> [UInt8] {
+        var w = JSONWriter()
+        w.bytes += Array("event: output\ndata: {\"version\":\(version),\"output\":{\"type\":".utf8)
+        w.write(JSONValue.string(output.type))
+        if let payload = output.payload {
+            w.bytes += Array(",\"payload\":".utf8)
+            w.write(payload)
+        }
+        w.bytes += Array("}}\n\n".utf8)
+        return w.bytes
+    }
+
+    static func end(reason: String) -> [UInt8] {
+        Array("event: end\ndata: {\"reason\":\"\(reason)\"}\n\n".utf8)
+    }
+}

@@ -1,0 +1,114 @@
+import HTTPEngine
+import StoreCore
+
+extension Session {
+    /// Registers a stream: writes `retry`, then either the changes after `resumeAfter`
+    /// (when they are all still in history) or a snapshot, and from then on every durable change.
+    /// Returns false when the session is gone.
+    func subscribe(_ stream: HTTPStream, resumeAfter: Int?) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !deleted else { return false }
+        var bytes = EventFrames.retry
+        let head = store.version
+        let subscriber: Subscriber
+        if let after = resumeAfter, canResumeLocked(after: after, head: head) {
+            if after < durableVersion {
+                for entry in history.entries((after + 1)...durableVersion) {
+                    bytes += EventFrames.change(version: entry.version, action: RecordCoding.action(entry.record), patch: entry.patch)
+                }
+            }
+            subscriber = Subscriber(stream: stream, lastVersion: max(after, durableVersion), lastWrite: context.now())
+        } else {
+            let (version, state) = currentStateLocked()
+            bytes += EventFrames.snapshot(version: version, state: state)
+            subscriber = Subscriber(stream: stream, lastVersion: version, lastWrite: context.now())
+        }
+        _ = stream.write(bytes)
+        let key = ObjectIdentifier(subscriber)
+        subscribers[key] = subscriber
+        context.gauges.subscriberOpened()
+        stream.onClose { [weak self] in self?.unsubscribe(key) }
+        stream.onShutdown { [weak stream] in
+            _ = stream?.write(EventFrames.end(reason: "shutdown"))
+            stream?.finish()
+        }
+        return true
+    }
+
+    /// Resuming needs every change after `after` still in history, and `after` not ahead of the head.
+    private func canResumeLocked(after: Int, head: Int) -> Bool {
+        guard after >= 0, after <= head else { return false }
+        if after >= durableVersion { return true }
+        guard let first = history.firstVersion else { return false }
+        return first <= after + 1
+    }
+
+    func unsubscribe(_ key: ObjectIdentifier) {
+        let removed = lock.withLock { subscribers.removeValue(forKey: key) }
+        if removed != nil { context.gauges.subscriberClosed() }
+    }
+
+    /// Sends the changes (durableVersion, version] and their outputs to every subscriber,
+    /// encoding each frame once for all of them.
+    func publishLocked(through version: Int, outputs: [(Int, StoreOutput)]) {
+        guard version > durableVersion else { return }
+        let from = durableVersion + 1
+        durableVersion = version
+        guard !subscribers.isEmpty else { return }
+        var frames: [(version: Int, bytes: [UInt8])] = []
+        for entry in history.entries(from...version) {
+            var bytes = EventFrames.change(version: entry.version, action: RecordCoding.action(entry.record), patch: entry.patch)
+            for (outputVersion, output) in outputs where outputVersion == entry.version {
+                bytes += EventFrames.output(version: outputVersion, output: output)
+            }
+            frames.append((entry.version, bytes))
+        }
+        let all = frames.count == 1 ? frames[0].bytes : frames.flatMap(\.bytes)
+        let now = context.now()
+        var snapshot: [UInt8]?
+        for subscriber in subscribers.values where subscriber.lastVersion < version {
+            let bytes = subscriber.lastVersion < from ? all : frames.filter { $0.version > subscriber.lastVersion }.flatMap(\.bytes)
+            if subscriber.stream.pendingBytes + bytes.count > context.subscriberBufferBytes {
+                // Too far behind (API.md "Events"): drop what is queued and start it over from a snapshot.
+                if snapshot == nil {
+                    let (headVersion, state) = currentStateLocked()
+                    snapshot = EventFrames.snapshot(version: headVersion, state: state)
+                }
+                subscriber.stream.replacePending(with: snapshot ?? [])
+                subscriber.lastVersion = store.version
+                context.metrics.recordSubscriberReset()
+            } else {
+                _ = subscriber.stream.write(bytes)
+                subscriber.lastVersion = version
+            }
+            subscriber.lastWrite = now
+        }
+    }
+
+    /// Writes `: keep-alive` to every subscriber silent for `interval` milliseconds or more.
+    func sendHeartbeats(now: Int64, interval: Int64) {
+        lock.withLock {
+            for subscriber in subscribers.values where now - subscriber.lastWrite >= interval {
+                _ = subscriber.stream.write(EventFrames.keepAlive)
+                subscriber.lastWrite = now
+            }
+        }
+    }
+
+    /// Marks the session deleted and ends its streams with `end` / `deleted`.
+    func markDeleted() {
+        let ended: [Subscriber] = lock.withLock {
+            deleted = true
+            let all = Array(subscribers.values)
+            subscribers.removeAll()
+            return all
+        }
+        let frame = EventFrames.end(reason: "deleted")
+        for subscriber in ended {
+            context.gauges.subscriberClosed()
+            _ = subscriber.stream.write(frame)
+            subscriber.stream.finish()
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Dispatch
+import Journal
+import StoreCore
+import StoreKinds
+import Synchronization
+
+/// Rebuilds every session from its newest snapshot and the records after it (API.md "Durability").
+///
+/// Reducers are pure and every action carries its own time, so replaying the journal
+/// gives byte-identical state. Effects are not rerun: what they fed back is journaled too.
+enum Recovery {
+    struct Report { var sessions = 0, actions = 0, failures = 0 }
+
+    static func run(journal: Journal, registry: SessionRegistry) -> Report {
+        let recovered = journal.recover()
+        var report = Report()
+        for failure in recovered.failures {
+            ServerLog.error("session \(failure.id) not recovered: \(failure.reason); its files are left for inspection")
+        }
+        report.failures = recovered.failures.count
+        let sessions = recovered.sessions
+        let results = Mutex<(sessions: [Session], actions: Int, failures: Int)>(([], 0, 0))
+        // Sessions are independent, so they are rebuilt on every core.
+        let workers = max(1, min(8, sessions.count / 64 + 1))
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            var mine: [Session] = []
+            var actions = 0, failures = 0
+            var index = worker
+            while index < sessions.count {
+                let item = sessions[index]
+                do {
+                    let session = try rebuild(item, context: registry.context)
+                    actions += item.records.count
+                    mine.append(session)
+                } catch {
+                    failures += 1
+                    ServerLog.error("session \(item.id) not recovered: \(error); its files are left for inspection")
+                }
+                index += workers
+            }
+            results.withLock { $0.sessions += mine; $0.actions += actions; $0.failures += failures }
+        }
+        let done = results.withLock { $0 }
+        for session in done.sessions { registry.adopt(session) }
+        report.sessions = done.sessions.count
+        report.actions = done.actions
+        report.failures += done.failures
+        return report
+    }
+
+    struct RecoveryError: Error, CustomStringConvertible { let description: String }
+
+    static func rebuild(_ item: RecoveredSession, context: SessionContext) throws -> Session {
+        let meta = try SnapshotCoding.decodeMeta(item.meta)
+        guard meta.id == item.id else { throw RecoveryError(description: "metadata names session \(meta.id)") }
+        guard let kind = KindRegistry.kind(named: meta.kind) else { throw RecoveryError(description: "unknown kind \(meta.kind)") }
+        var state: JSONValue?
+        var version = 0
+        var updatedAt = meta.createdAt
+        var idempotency = IdempotencyCache()
+        if let snapshot = item.snapshot {
+            let decoded = try SnapshotCoding.decode(snapshot.bytes)
+            state = decoded.state
+            version = decoded.version
+            updatedAt = decoded.updatedAt
+            for (key, entry) in decoded.idempotency { idempotency.insert(key, entry) }
+        }
+        let store = try kind.makeStore(state: state, version: version, environment: context.effectEnvironment)
+        var records: [ActionRecord] = []
+        records.reserveCapacity(item.records.count)
+        var marks: [(version: Int, mark: RecordCoding.IdempotencyMark)] = []
+        for (offset, record) in item.records.enumerated() {
+            guard record.version == version + offset + 1 else {
+                throw RecoveryError(description: "record \(record.version) follows version \(version + offset)")
+            }
+            let (action, mark) = try RecordCoding.decodeJournalRecord(record.bytes)
+            records.append(action)
+            if let mark { marks.append((record.version, mark)) }
+        }
+        let changes = records.isEmpty ? [] : try store.apply(records)
+        _ = store.takePendingEffects()
+        if let last = records.last { updatedAt = max(updatedAt, last.at) }
+        for (lastVersion, mark) in marks {
+            idempotency.insert(mark.key, .init(bodyHash: mark.bodyHash, firstVersion: mark.firstVersion, lastVersion: lastVersion,
+                                               minimal: mark.minimal, createdAt: records[lastVersion - version - 1].at,
+                                               response: nil, durable: true))
+        }
+        let session = Session(id: meta.id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context)
+        session.restore(changes: changes, baseVersion: version, baseState: state, updatedAt: updatedAt, idempotency: idempotency)
+        return session
+    }
+}
+
+extension Session {
+    /// Installs what recovery replayed: the history after the snapshot and the idempotency window.
+    func restore(changes: [Change], baseVersion: Int, baseState: JSONValue?, updatedAt: Int64, idempotency: IdempotencyCache) {
+        lock.withLock {
+            if !changes.isEmpty, let baseState {
+                // The kept state at the snapshot is what time travel replays from.
+                var w = JSONWriter()
+                w.write(baseState)
+                keptStates = KeptStates(byteBudget: context.keptStateBudget)
+                keptStates.add(version: baseVersion, bytes: w.bytes)
+                keptStates.add(version: store.version, bytes: store.encodeState())
+            } else if !changes.isEmpty {
+                keptStates = KeptStates(byteBudget: context.keptStateBudget)
+                if let initial = try? kind.makeStore(state: nil, version: 0, environment: context.effectEnvironment) {
+                    keptStates.add(version: 0, bytes: initial.encodeState())
+                }
+                keptStates.add(version: store.version, bytes: store.encodeState())
+            }
+            for change in changes { history.append(.init(version: change.version, record: change.action, patch: change.patch)) }
+            self.updatedAt = updatedAt
+            self.idempotency = idempotency
+            durableVersion = store.version
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import StoreCore
+
+/// The bytes of a session snapshot in the journal and of its metadata record.
+///
+/// A snapshot carries the idempotency window with the state, so keys survive a
+/// restart even after the records that set them are compacted away.
+enum SnapshotCoding {
+    static func encode(version: Int, state: [UInt8], updatedAt: Int64, idempotency: IdempotencyCache) -> [UInt8] {
+        var w = JSONWriter()
+        w.bytes += Array(#"{"version":\#(version),"updatedAt":\#(updatedAt),"idempotency":["#.utf8)
+        var first = true
+        for (key, entry) in idempotency.entries.sorted(by: { $0.value.createdAt < $1.value.createdAt }) where entry.lastVersion <= version {
+            if !first { w.bytes.append(UInt8(ascii: ",")) }
+            first = false
+            w.bytes += Array(#"{"key":"#.utf8)
+            w.write(JSONValue.string(key))
+            w.bytes += Array(#","hash":""#.utf8) + Array(Secrets.hex(entry.bodyHash).utf8)
+            w.bytes += Array(#"","first":\#(entry.firstVersion),"last":\#(entry.lastVersion),"minimal":\#(entry.minimal),"createdAt":\#(entry.createdAt)}"#.utf8)
+        }
+        w.bytes += Array(#"],"state":"#.utf8)
+        w.bytes += state
+        w.bytes.append(UInt8(ascii: "}"))
+        return w.bytes
+    }
+
+    struct Decoded {
+        var version: Int
+        var updatedAt: Int64
+        var state: JSONValue
+        var idempotency: [(key: String, entry: IdempotencyCache.Entry)]
+    }
+
+    static func decode(_ bytes: [UInt8]) throws -> Decoded {
+        guard case .object(let o) = try JSONReader.parse(bytes, maxDepth: 10_000),
+              case .int(let version)? = o["version"], case .int(let updatedAt)? = o["updatedAt"],
+              let state = o["state"] else { throw RecordCoding.DecodeError(description: "snapshot is not a session snapshot") }
+        var entries: [(String, IdempotencyCache.Entry)] = []
+        if case .array(let list)? = o["idempotency"] {
+            for item in list {
+                guard case .object(let e) = item, case .string(let key)? = e["key"], case .string(let hash)? = e["hash"],
+                      case .int(let first)? = e["first"], case .int(let last)? = e["last"],
+                      case .bool(let minimal)? = e["minimal"], case .int(let createdAt)? = e["createdAt"] else { continue }
+                entries.append((key, IdempotencyCache.Entry(bodyHash: hexBytes(hash), firstVersion: first, lastVersion: last,
+                                                            minimal: minimal, createdAt: Int64(createdAt), response: nil, durable: true)))
+            }
+        }
+        return Decoded(version: version, updatedAt: Int64(updatedAt), state: state, idempotency: entries)
+    }
+
+    /// Session metadata: never the token, only its SHA-256.
+    static func meta(id: String, kind: String, createdAt: Int64, tokenHash: [UInt8]) -> [UInt8] {
+        Array(#"{"id":"\#(id)","kind":"\#(kind)","createdAt":\#(createdAt),"tokenSHA256":"\#(Secrets.hex(tokenHash))"}"#.utf8)
+    }
+
+    static func decodeMeta(_ bytes: [UInt8]) throws -> (id: String, kind: String, createdAt: Int64, tokenHash: [UInt8]) {
+        guard case .object(let o) = try JSONReader.parse(bytes), case .string(let id)? = o["id"], case .string(let kind)? = o["kind"],
+              case .int(let createdAt)? = o["createdAt"], case .string(let hash)? = o["tokenSHA256"] else {
+            throw RecordCoding.DecodeError(description: "metadata is not session metadata")
+        }
+        return (id, kind, Int64(createdAt), hexBytes(hash))
+    }
+
+    static func hexBytes(_ text: String) -> [UInt8] {
+        var out: [UInt8] = []
+        var high: UInt8?
+        for c in text.utf8 {
+            let nibble: UInt8
+            switch c {
+            case 0x30...0x39: nibble = c - 0x30
+            case 0x61...0x66: nibble = c - 0x61 + 10
+            default: return []
+            }
+            if let h = high { out.append(h << 4 | nibble); high = nil } else { high = nibble }
+        }
+        return out
+    }
+}

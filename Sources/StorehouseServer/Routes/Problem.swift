@@ -1,0 +1,86 @@
+import HTTPEngine
+import StoreCore
+
+/// An RFC 9457 problem document: the one shape every refusal of the API takes.
+///
+/// ```swift
+/// Problem(.notFound, "session-not-found", "no session with this id").response()
+/// ```
+struct Problem: Error, Sendable {
+    let status: Int
+    let slug: String
+    let detail: String
+    var extra: [(String, JSONValue)] = []
+    var headers: [(String, String)] = []
+
+    init(_ status: Int, _ slug: String, _ detail: String, extra: [(String, JSONValue)] = [], headers: [(String, String)] = []) {
+        self.status = status
+        self.slug = slug
+        self.detail = detail
+        self.extra = extra
+        self.headers = headers
+    }
+
+    /// The body and headers; members in a fixed order (RFC 9457 §3), extras after them.
+    func response() -> HTTPResponse {
+        var writer = JSONWriter()
+        writer.bytes.append(contentsOf: #"{"type":"/problems/"#.utf8)
+        writer.bytes.append(contentsOf: slug.utf8)
+        writer.bytes.append(contentsOf: #"","title":"#.utf8)
+        writer.write(JSONValue.string(ProblemCatalog.title(for: slug, status: status)))
+        writer.bytes.append(contentsOf: #","status":"#.utf8)
+        writer.bytes.append(contentsOf: String(status).utf8)
+        writer.bytes.append(contentsOf: #","detail":"#.utf8)
+        writer.write(JSONValue.string(detail))
+        for (name, value) in extra {
+            writer.bytes.append(UInt8(ascii: ","))
+            writer.write(JSONValue.string(name))
+            writer.bytes.append(UInt8(ascii: ":"))
+            writer.write(value)
+        }
+        writer.bytes.append(UInt8(ascii: "}"))
+        var h = HTTPHeaders()
+        h.add("Content-Type", "application/problem+json")
+        for (name, value) in headers { h.add(name, value) }
+        return HTTPResponse(status: status, headers: h, body: writer.bytes)
+    }
+}
+
+/// Titles and the short explanations served at `GET /problems/{slug}`.
+enum ProblemCatalog {
+    static let entries: [String: (title: String, explanation: String)] = [
+        "not-found": ("Not Found", "No resource is served at this path."),
+        "method-not-allowed": ("Method Not Allowed", "The resource exists but does not accept this method; the Allow header lists the ones it does."),
+        "bad-request": ("Bad Request", "The request is not valid HTTP/1.1 (RFC 9112); the connection is closed after this answer."),
+        "malformed-json": ("Malformed JSON", "The request body is not valid JSON (RFC 8259)."),
+        "invalid-body": ("Invalid Body", "The body is JSON but not the shape this route takes."),
+        "invalid-query": ("Invalid Query Parameter", "A query parameter is not a value this route accepts."),
+        "invalid-state": ("Invalid State", "The given state does not decode as the kind's State."),
+        "unknown-kind": ("Unknown Kind", "No store kind has this name; validKinds lists them."),
+        "session-not-found": ("Session Not Found", "No session has this id."),
+        "unauthorized": ("Unauthorized", "Send the session's token as Authorization: Bearer <token>."),
+        "too-many-sessions": ("Too Many Sessions", "The server holds as many sessions as it may; retry later or delete one."),
+        "invalid-action": ("Invalid Action", "An action is a JSON object with a string type (a Flux Standard Action)."),
+        "empty-batch": ("Empty Batch", "A batch must hold at least one action."),
+        "unknown-action": ("Unknown Action", "The session's kind has no action of this type; validTypes lists them."),
+        "invalid-payload": ("Invalid Payload", "The action's payload is not what its type takes; detail names the field."),
+        "internal-action": ("Internal Action", "Only the store's effects may send this action."),
+        "action-rejected": ("Action Rejected", "The reducer refused the action in the current state; nothing changed."),
+        "version-mismatch": ("Version Mismatch", "If-Match named another version; currentVersion is the session's."),
+        "idempotency-key-reused": ("Idempotency Key Reused", "This Idempotency-Key was used with another body in this session."),
+        "body-too-large": ("Body Too Large", "The request body is larger than the server accepts."),
+        "path-not-found": ("Path Not Found", "The JSON Pointer names nothing in the state."),
+        "version-not-found": ("Version Not Found", "The version is ahead of the session or older than the kept history."),
+        "journal-unavailable": ("Journal Unavailable", "The action could not be made durable; nothing changed. Retry later."),
+        "not-ready": ("Not Ready", "The server is recovering sessions from disk or shutting down."),
+        "request-timeout": ("Request Timeout", "The request did not arrive in time."),
+        "uri-too-long": ("URI Too Long", "The request target is longer than the server accepts."),
+        "headers-too-large": ("Request Header Fields Too Large", "The header block is larger, or has more fields, than the server accepts."),
+        "http-version-not-supported": ("HTTP Version Not Supported", "Only HTTP/1.0 and HTTP/1.1 are served."),
+        "too-many-connections": ("Too Many Connections", "The server has as many connections open as it may."),
+    ]
+
+    static func title(for slug: String, status: Int) -> String {
+        entries[slug]?.title ?? "Error \(status)"
+    }
+}

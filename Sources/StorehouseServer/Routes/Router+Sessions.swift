@@ -1,0 +1,218 @@
+import HTTPEngine
+import StoreCore
+import StoreKinds
+
+extension Router {
+    /// `POST /sessions`: `{"kind"?: string, "state"?: object}`, an empty body meaning the counter kind.
+    func createSession(_ exchange: Exchange) {
+        var kindName = "counter"
+        var state: JSONValue?
+        if !exchange.request.body.allSatisfy(Self.isJSONWhitespace) {
+            let value: JSONValue
+            do { value = try JSONReader.parse(exchange.request.body) } catch {
+                return exchange.send(Problem(400, "malformed-json", "the body is not JSON: \(error)"))
+            }
+            guard case .object(let object) = value else {
+                return exchange.send(Problem(422, "invalid-body", #"the body must be an object like {"kind": "counter"}"#))
+            }
+            switch object["kind"] {
+            case nil, .null?: break
+            case .string(let name)?: kindName = name
+            default: return exchange.send(Problem(422, "invalid-body", "kind must be a string"))
+            }
+            if let given = object["state"], given != .null { state = given }
+        }
+        guard let kind = KindRegistry.kind(named: kindName) else {
+            return exchange.send(Problem(422, "unknown-kind", "no store kind is called '\(kindName)'",
+                                         extra: [("validKinds", .array(KindRegistry.all.map { .string($0.name) }))]))
+        }
+        let created: (session: Session, token: String)
+        do { created = try registry.create(kind: kind, state: state) } catch { return exchange.send(error) }
+        let (version, stateBytes) = created.session.currentState()
+        var body = Array(#"{"id":"\#(created.session.id)","kind":"\#(kind.name)","token":"\#(created.token)","version":\#(version),"state":"#.utf8)
+        body += stateBytes
+        body.append(UInt8(ascii: "}"))
+        var response = JSONAnswer.ok(body, status: 201, etagVersion: version)
+        response.headers.add("Location", "/sessions/\(created.session.id)")
+        exchange.send(response)
+    }
+
+    func deleteSession(_ session: Session, _ exchange: Exchange) {
+        if registry.delete(session.id) {
+            exchange.send(HTTPResponse(status: 204, headers: HTTPHeaders(), body: []))
+        } else {
+            exchange.send(SessionProblems.notFound)
+        }
+    }
+
+    /// `GET /sessions/{id}/state` with `If-None-Match`, `?path=` and `?version=`.
+    func readState(_ session: Session, _ exchange: Exchange) {
+        let query = exchange.request.queryItems()
+        var version: Int?
+        if let text = query.first(where: { $0.name == "version" })?.value {
+            guard let parsed = Int(text), parsed >= 0 else {
+                return exchange.send(Problem(400, "invalid-query", "version must be a non-negative integer, got '\(text)'"))
+            }
+            version = parsed
+        }
+        var pointer: JSONPointer?
+        var pointerText = ""
+        if let text = query.first(where: { $0.name == "path" })?.value {
+            do { pointer = try JSONPointer(text) } catch {
+                return exchange.send(Problem(400, "invalid-query", "path is not an RFC 6901 JSON Pointer: '\(text)'"))
+            }
+            pointerText = text
+        }
+
+        if version == nil, let field = exchange.request.headers["If-None-Match"], let tags = EntityTag.parseList(field) {
+            let current = session.version
+            if EntityTag.ifNoneMatch(tags, version: current) {
+                var headers = HTTPHeaders()
+                headers.add("ETag", "\"\(current)\"")
+                return exchange.send(HTTPResponse(status: 304, headers: headers, body: []))
+            }
+        }
+
+        let answeredVersion: Int
+        let stateBytes: [UInt8]
+        if let version {
+            do { stateBytes = try session.state(at: version) } catch { return exchange.send(error) }
+            answeredVersion = version
+        } else if pointer == nil {
+            (answeredVersion, stateBytes) = session.currentState()
+        } else {
+            let (current, value) = session.value(at: pointer ?? JSONPointer.root)
+            guard let value else {
+                return exchange.send(Problem(404, "path-not-found", "nothing is at '\(pointerText)' in the state"))
+            }
+            return exchange.send(pointerAnswer(version: current, path: pointerText, value: value))
+        }
+        if let pointer {
+            guard let state = try? JSONReader.parse(stateBytes, maxDepth: 10_000), let value = state.value(at: pointer) else {
+                return exchange.send(Problem(404, "path-not-found", "nothing is at '\(pointerText)' in the state at version \(answeredVersion)"))
+            }
+            return exchange.send(pointerAnswer(version: answeredVersion, path: pointerText, value: value))
+        }
+        var body = Array(#"{"version":\#(answeredVersion),"state":"#.utf8)
+        body.reserveCapacity(body.count + stateBytes.count + 1)
+        body += stateBytes
+        body.append(UInt8(ascii: "}"))
+        exchange.send(JSONAnswer.ok(body, etagVersion: answeredVersion))
+    }
+
+    private func pointerAnswer(version: Int, path: String, value: JSONValue) -> HTTPResponse {
+        var w = JSONWriter()
+        w.bytes += Array(#"{"version":\#(version),"path":"#.utf8)
+        w.write(JSONValue.string(path))
+        w.bytes += Array(#","value":"#.utf8)
+        w.write(value)
+        w.bytes.append(UInt8(ascii: "}"))
+        return JSONAnswer.ok(w.bytes, etagVersion: version)
+    }
+
+    /// `GET /sessions/{id}/actions?since=V&limit=L`.
+    func readLog(_ session: Session, _ exchange: Exchange) {
+        let query = exchange.request.queryItems()
+        var since: Int?
+        var limit = 100
+        if let text = query.first(where: { $0.name == "since" })?.value {
+            guard let value = Int(text), value >= 0 else {
+                return exchange.send(Problem(400, "invalid-query", "since must be a non-negative integer, got '\(text)'"))
+            }
+            since = value
+        }
+        if let text = query.first(where: { $0.name == "limit" })?.value {
+            guard let value = Int(text), value >= 1 else {
+                return exchange.send(Problem(400, "invalid-query", "limit must be an integer of at least 1, got '\(text)'"))
+            }
+            limit = min(value, 1_000)
+        }
+        do { exchange.send(JSONAnswer.ok(try session.logPage(since: since, limit: limit))) } catch { exchange.send(error) }
+    }
+
+    /// `POST /sessions/{id}/actions`: one FSA or a batch of them.
+    func postActions(_ session: Session, _ exchange: Exchange) {
+        let request = exchange.request
+        let value: JSONValue
+        do { value = try JSONReader.parse(request.body) } catch {
+            return exchange.send(Problem(400, "malformed-json", "the body is not JSON: \(error)"))
+        }
+        let now = registry.context.now()
+        let items: [JSONValue]
+        let isBatch: Bool
+        switch value {
+        case .array(let list): items = list; isBatch = true
+        default: items = [value]; isBatch = false
+        }
+        guard !items.isEmpty else { return exchange.send(Problem(422, "empty-batch", "a batch must hold at least one action")) }
+        var records: [ActionRecord] = []
+        records.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() {
+            guard case .object(let object) = item, case .string(let type)? = object["type"] else {
+                let detail = #"an action is an object with a string "type""#
+                return exchange.send(Problem(422, "invalid-action", isBatch ? "action \(index): \(detail)" : detail,
+                                             extra: isBatch ? [("index", .int(index))] : []))
+            }
+            let payload = object["payload"].flatMap { $0 == .null ? nil : $0 }
+            let meta = object["meta"].flatMap { $0 == .null ? nil : $0 }
+            records.append(ActionRecord(type: type, payload: payload, meta: meta, at: now, source: .client))
+        }
+
+        var ifMatch: [EntityTag]?
+        if let field = request.headers["If-Match"] {
+            // An If-Match that is not an entity-tag list can match nothing (RFC 9110 §13.1.1).
+            ifMatch = EntityTag.parseList(field) ?? []
+        }
+        var idempotency: (key: String, bodyHash: [UInt8])?
+        if let key = request.headers["Idempotency-Key"] {
+            guard !key.isEmpty, key.utf8.count <= 255 else {
+                return exchange.send(Problem(400, "invalid-header", "Idempotency-Key must be 1 to 255 characters"))
+            }
+            idempotency = (key, SHA256.hash(request.body))
+        }
+        let minimal = request.headers.values("Prefer").contains { field in
+            // RFC 7240 §2: a list of preferences, each token[=value] with parameters after ';'.
+            field.split(separator: ",").contains { $0.split(separator: ";").first.map { $0.trimmingSpaces().lowercased() } == "return=minimal" }
+        }
+        session.submit(ActionSubmission(records: records, ifMatch: ifMatch, idempotency: idempotency, minimal: minimal)) { response in
+            exchange.send(response)
+        }
+    }
+
+    /// `GET /sessions/{id}/events`: the SSE stream.
+    func openEvents(_ session: Session, _ exchange: Exchange) {
+        let request = exchange.request
+        var resumeAfter: Int?
+        if let text = request.queryItems().first(where: { $0.name == "since" })?.value {
+            guard let value = Int(text), value >= 0 else {
+                return exchange.send(Problem(400, "invalid-query", "since must be a non-negative integer, got '\(text)'"))
+            }
+            resumeAfter = value
+        }
+        if let text = request.headers["Last-Event-ID"], let value = Int(text.trimmingSpacesAround()), value >= 0 {
+            // WHATWG HTML §9.2.4: the header carries the last id the client saw; it wins over ?since.
+            resumeAfter = value
+        }
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "text/event-stream")
+        headers.add("Cache-Control", "no-cache")
+        headers.add("X-Accel-Buffering", "no")
+        if request.method == "HEAD" {
+            return exchange.send(HTTPResponse(status: 200, headers: headers, body: []))
+        }
+        let stream = exchange.responder.startStream(status: 200, headers: headers)
+        exchange.record(status: 200)
+        if !session.subscribe(stream, resumeAfter: resumeAfter) {
+            _ = stream.write(EventFrames.end(reason: "deleted"))
+            stream.finish()
+        }
+    }
+
+    static func isJSONWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+}
+
+extension String {
+    func trimmingSpacesAround() -> String { Substring(self).trimmingSpaces() }
+}

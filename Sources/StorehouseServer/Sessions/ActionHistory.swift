@@ -1,0 +1,99 @@
+import StoreCore
+
+/// The last `capacity` applied actions of a session with their patches: what the
+/// action log, SSE resume and time travel read. A ring buffer, so appending is O(1)
+/// and the oldest entry falls off once the window is full.
+struct ActionHistory {
+    struct Entry {
+        let version: Int
+        let record: ActionRecord
+        let patch: [UInt8]
+    }
+
+    private var ring: [Entry?]
+    private var start = 0
+    private(set) var count = 0
+    let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+        ring = []
+    }
+
+    /// Version of the oldest kept entry, or nil when empty.
+    var firstVersion: Int? { count == 0 ? nil : ring[start]?.version }
+    var lastVersion: Int? { count == 0 ? nil : ring[(start + count - 1) % capacity]?.version }
+
+    mutating func append(_ entry: Entry) {
+        if ring.count < capacity {
+            ring.append(entry)
+            count += 1
+        } else if count < capacity {
+            ring[(start + count) % capacity] = entry
+            count += 1
+        } else {
+            ring[start] = entry
+            start = (start + 1) % capacity
+        }
+    }
+
+    /// The entry for `version`, if it is still kept.
+    func entry(_ version: Int) -> Entry? {
+        guard let first = firstVersion, version >= first, version < first + count else { return nil }
+        return ring[(start + version - first) % capacity]
+    }
+
+    /// Entries with versions in `range` that are kept, in order.
+    func entries(_ range: ClosedRange<Int>) -> [Entry] {
+        guard let first = firstVersion, let last = lastVersion else { return [] }
+        let low = max(range.lowerBound, first), high = min(range.upperBound, last)
+        guard low <= high else { return [] }
+        return (low...high).compactMap { entry($0) }
+    }
+
+    /// Forgets every entry after `version` (a rolled-back append).
+    mutating func truncate(after version: Int) {
+        while let last = lastVersion, last > version {
+            ring[(start + count - 1) % capacity] = nil
+            count -= 1
+        }
+    }
+}
+
+/// Encoded states kept at some versions, the starting points for time travel
+/// and for rebuilding after a refused journal append. Bounded in bytes.
+struct KeptStates {
+    private(set) var states: [(version: Int, bytes: [UInt8])] = []
+    private var totalBytes = 0
+    let byteBudget: Int
+
+    init(byteBudget: Int) { self.byteBudget = byteBudget }
+
+    mutating func add(version: Int, bytes: [UInt8]) {
+        states.removeAll { $0.version >= version }
+        states.append((version, bytes))
+        totalBytes = states.reduce(0) { $0 + $1.bytes.count }
+        // Keep at least one: a state too big for the budget is still the only way back.
+        while totalBytes > byteBudget, states.count > 1 {
+            totalBytes -= states.removeFirst().bytes.count
+        }
+    }
+
+    /// Drops kept states no longer needed to reach `oldestVersion`: every state
+    /// older than the newest one at or before it.
+    mutating func trim(keeping oldestVersion: Int) {
+        guard let index = states.lastIndex(where: { $0.version <= oldestVersion }), index > 0 else { return }
+        for dropped in states[..<index] { totalBytes -= dropped.bytes.count }
+        states.removeFirst(index)
+    }
+
+    mutating func drop(after version: Int) {
+        states.removeAll { $0.version > version }
+        totalBytes = states.reduce(0) { $0 + $1.bytes.count }
+    }
+
+    /// The newest kept state at or before `version`.
+    func nearest(atOrBefore version: Int) -> (version: Int, bytes: [UInt8])? {
+        states.last { $0.version <= version }
+    }
+}

@@ -1,0 +1,259 @@
+import Foundation
+import HTTPEngine
+import StoreCore
+
+/// One `POST /sessions/{id}/actions`, parsed and ready for the session.
+struct ActionSubmission: Sendable {
+    var records: [ActionRecord]
+    /// Entity tags of `If-Match`, nil when the header is absent.
+    var ifMatch: [EntityTag]?
+    var idempotency: (key: String, bodyHash: [UInt8])?
+    var minimal: Bool
+}
+
+extension Session {
+    /// Applies a request's actions (all or none) and calls `reply` exactly once with its answer:
+    /// at once for a refusal or with the in-memory log, after the append completes otherwise.
+    func submit(_ submission: ActionSubmission, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        lock.lock()
+        if deleted {
+            lock.unlock()
+            return reply(SessionProblems.notFound.response())
+        }
+        let now = context.now()
+        if let idem = submission.idempotency, let entry = idempotency.lookup(idem.key, now: now) {
+            guard Secrets.constantTimeEqual(entry.bodyHash, idem.bodyHash) else {
+                lock.unlock()
+                return reply(Problem(422, "idempotency-key-reused", "Idempotency-Key '\(idem.key)' was first used with another body").response())
+            }
+            if entry.durable {
+                let answer = replayedAnswerLocked(entry)
+                lock.unlock()
+                return reply(answer)
+            }
+            idempotency.update(idem.key) { $0.waiters.append(reply) }
+            lock.unlock()
+            return
+        }
+        if let tags = submission.ifMatch, !EntityTag.ifMatch(tags, version: store.version) {
+            let current = store.version
+            lock.unlock()
+            return reply(Problem(412, "version-mismatch", "If-Match does not name the session's version \(current)",
+                                 extra: [("currentVersion", .int(current))]).response())
+        }
+
+        let changes: [Change]
+        do {
+            changes = try store.apply(submission.records)
+        } catch {
+            lock.unlock()
+            return reply(SessionProblems.refusal(error, batch: submission.records.count > 1).response())
+        }
+        let effects = store.takePendingEffects()
+        guard let first = changes.first?.version, let last = changes.last?.version else {
+            lock.unlock()
+            return reply(Problem(422, "empty-batch", "a batch must hold at least one action").response())
+        }
+        for change in changes {
+            history.append(.init(version: change.version, record: change.action, patch: change.patch))
+        }
+        if let oldest = history.firstVersion { keptStates.trim(keeping: oldest - 1) }
+        updatedAt = now
+        context.metrics.recordActions(kind: kind.name, source: submission.records[0].source.rawValue, count: changes.count)
+
+        let answer = submission.minimal ? minimalAnswer(changes) : fullAnswerLocked()
+        var mark: RecordCoding.IdempotencyMark?
+        if let idem = submission.idempotency {
+            mark = .init(key: idem.key, bodyHash: idem.bodyHash, firstVersion: first, minimal: submission.minimal)
+            idempotency.insert(idem.key, .init(bodyHash: idem.bodyHash, firstVersion: first, lastVersion: last,
+                                               minimal: submission.minimal, createdAt: now, response: answer, durable: false))
+        }
+        let outputs = changes.flatMap { change in change.outputs.map { (change.version, $0) } }
+        let snapshot = keepStateIfDueLocked(from: first, to: last)
+
+        if context.log.completesInline {
+            let waiters = becameDurableLocked(through: last, outputs: outputs, idempotencyKey: mark?.key)
+            lock.unlock()
+            reply(answer)
+            waiters.forEach { $0.callback($0.response) }
+            start(effects)
+            return
+        }
+        let records = changes.enumerated().map { index, change in
+            (version: change.version,
+             bytes: RecordCoding.journalRecord(change.action, mark: index == changes.count - 1 ? mark : nil))
+        }
+        let appendEpoch = epoch
+        context.log.append(sessionID: id, records: records) { [self] result in
+            appendCompleted(result, epoch: appendEpoch, first: first, last: last, outputs: outputs,
+                            idempotencyKey: mark?.key, snapshot: snapshot, answer: answer, effects: effects, reply: reply)
+        }
+        lock.unlock()
+    }
+
+    /// The journal's word on one append; runs on the journal's thread, in version order.
+    private func appendCompleted(_ result: Result<Void, any Error>, epoch appendEpoch: Int, first: Int, last: Int,
+                                 outputs: [(Int, StoreOutput)], idempotencyKey: String?, snapshot: (version: Int, bytes: [UInt8])?,
+                                 answer: HTTPResponse, effects: [PendingEffect], reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        lock.lock()
+        let unavailable = Problem(503, "journal-unavailable", "the action could not be made durable; nothing changed",
+                                  headers: [("Retry-After", "1")]).response()
+        guard !deleted else {
+            lock.unlock()
+            return reply(SessionProblems.notFound.response())
+        }
+        guard appendEpoch == epoch else {
+            // An earlier append failed and the head was rebuilt without this one.
+            lock.unlock()
+            return reply(unavailable)
+        }
+        switch result {
+        case .success:
+            let waiters = becameDurableLocked(through: last, outputs: outputs, idempotencyKey: idempotencyKey)
+            if let snapshot { context.log.snapshot(sessionID: id, version: snapshot.version, bytes: snapshot.bytes) }
+            lock.unlock()
+            reply(answer)
+            waiters.forEach { $0.callback($0.response) }
+            start(effects)
+        case .failure(let error):
+            var waiters: [@Sendable (HTTPResponse) -> Void] = []
+            if let key = idempotencyKey, let entry = idempotency.entries[key] { waiters = entry.waiters }
+            rollbackLocked(to: first - 1)
+            epoch += 1
+            lock.unlock()
+            ServerLog.error("session \(id): journal refused versions \(first)...\(last): \(error); rolled back to \(first - 1)")
+            reply(unavailable)
+            waiters.forEach { $0(unavailable) }
+        }
+    }
+
+    /// Marks versions up to `version` durable: publishes them and releases idempotent replays waiting on them.
+    private func becameDurableLocked(through version: Int, outputs: [(Int, StoreOutput)], idempotencyKey: String?)
+        -> [(callback: @Sendable (HTTPResponse) -> Void, response: HTTPResponse)] {
+        publishLocked(through: version, outputs: outputs)
+        guard let key = idempotencyKey, let entry = idempotency.entries[key] else { return [] }
+        idempotency.update(key) { $0.durable = true; $0.waiters = [] }
+        let replay = replayedAnswerLocked(entry)
+        return entry.waiters.map { ($0, replay) }
+    }
+
+    /// `{"version":N,"state":…}` at the head.
+    func fullAnswerLocked() -> HTTPResponse {
+        let (version, state) = currentStateLocked()
+        var body = Array(#"{"version":\#(version),"state":"#.utf8)
+        body.reserveCapacity(body.count + state.count + 1)
+        body += state
+        body.append(UInt8(ascii: "}"))
+        return JSONAnswer.ok(body, etagVersion: version)
+    }
+
+    /// `{"version":N,"patch":[…]}`: the patches of every action of the request, in order (RFC 6902 §3:
+    /// operations apply in sequence, so the concatenation goes from the state before to the state after).
+    func minimalAnswer(_ changes: [Change]) -> HTTPResponse {
+        let version = changes.last?.version ?? store.version
+        var body = Array(#"{"version":\#(version),"patch":"#.utf8)
+        body += PatchBytes.concatenate(changes.map(\.patch))
+        body.append(UInt8(ascii: "}"))
+        var response = JSONAnswer.ok(body, etagVersion: version)
+        response.headers.add("Preference-Applied", "return=minimal")
+        return response
+    }
+
+    /// The first answer of an idempotent request again; rendered from history when it was not kept.
+    func replayedAnswerLocked(_ entry: IdempotencyCache.Entry) -> HTTPResponse {
+        var response: HTTPResponse
+        if let kept = entry.response {
+            response = kept
+        } else if entry.minimal {
+            let patches = history.entries(entry.firstVersion...entry.lastVersion).map(\.patch)
+            var body = Array(#"{"version":\#(entry.lastVersion),"patch":"#.utf8)
+            body += PatchBytes.concatenate(patches)
+            body.append(UInt8(ascii: "}"))
+            response = JSONAnswer.ok(body, etagVersion: entry.lastVersion)
+            response.headers.add("Preference-Applied", "return=minimal")
+        } else if let state = try? stateBytesLocked(at: entry.lastVersion) {
+            var body = Array(#"{"version":\#(entry.lastVersion),"state":"#.utf8)
+            body += state
+            body.append(UInt8(ascii: "}"))
+            response = JSONAnswer.ok(body, etagVersion: entry.lastVersion)
+        } else {
+            response = JSONAnswer.ok(Array(#"{"version":\#(entry.lastVersion)}"#.utf8), etagVersion: entry.lastVersion)
+        }
+        response.headers.add("Idempotent-Replayed", "true")
+        return response
+    }
+
+    /// Every `keepEvery` versions the head state is kept for time travel and becomes a journal snapshot.
+    private func keepStateIfDueLocked(from first: Int, to last: Int) -> (version: Int, bytes: [UInt8])? {
+        guard last / context.keepEvery > (first - 1) / context.keepEvery else { return nil }
+        let (version, state) = currentStateLocked()
+        keptStates.add(version: version, bytes: state)
+        return (version, SnapshotCoding.encode(version: version, state: state, updatedAt: updatedAt, idempotency: idempotency))
+    }
+
+    /// Rebuilds the head at `version` from the nearest kept state and the history after it.
+    func rollbackLocked(to version: Int) {
+        do {
+            store = try rebuiltStore(at: version)
+        } catch {
+            ServerLog.error("session \(id): cannot rebuild version \(version): \(error); keeping the head")
+            return
+        }
+        history.truncate(after: version)
+        keptStates.drop(after: version)
+        idempotency.drop(after: version)
+        cachedState = nil
+        durableVersion = version
+        let stale = subscribers.values.filter { $0.lastVersion > version }
+        if !stale.isEmpty {
+            let frame = EventFrames.snapshot(version: version, state: currentStateLocked().bytes)
+            for subscriber in stale {
+                subscriber.stream.replacePending(with: frame)
+                subscriber.lastVersion = version
+            }
+        }
+    }
+
+    /// A fresh store at `version`, replayed from kept state and history; effects are dropped
+    /// because the actions they fed back are in the history too.
+    func rebuiltStore(at version: Int) throws -> any AnyStore {
+        guard let base = keptStates.nearest(atOrBefore: version) else { throw SessionProblems.versionGone(version, oldest: oldestVersionLocked) }
+        let entries = base.version < version ? history.entries((base.version + 1)...version) : []
+        guard entries.count == version - base.version else { throw SessionProblems.versionGone(version, oldest: oldestVersionLocked) }
+        let rebuilt = try kind.makeStore(state: JSONReader.parse(base.bytes), version: base.version, environment: context.effectEnvironment)
+        if !entries.isEmpty {
+            _ = try rebuilt.apply(entries.map(\.record))
+            _ = rebuilt.takePendingEffects()
+        }
+        return rebuilt
+    }
+
+    /// The encoded state at `version`, from the head or by replay.
+    func stateBytesLocked(at version: Int) throws -> [UInt8] {
+        if version == store.version { return currentStateLocked().bytes }
+        return try rebuiltStore(at: version).encodeState()
+    }
+
+    /// The oldest version whose state can still be rebuilt.
+    var oldestVersionLocked: Int {
+        keptStates.states.first?.version ?? store.version
+    }
+
+    /// Runs effects on the cooperative pool; what they send comes back through `submit` as source `effect`.
+    func start(_ effects: [PendingEffect]) {
+        for effect in effects {
+            Task { [weak self] in
+                await effect.run { type, payload in self?.receiveFromEffect(type: type, payload: payload) }
+            }
+        }
+    }
+
+    private func receiveFromEffect(type: String, payload: JSONValue?) {
+        let record = ActionRecord(type: type, payload: payload, meta: nil, at: context.now(), source: .effect)
+        submit(ActionSubmission(records: [record], ifMatch: nil, idempotency: nil, minimal: true)) { [id] response in
+            if response.status >= 400, response.status != 404 {
+                ServerLog.error("session \(id): effect action \(type) answered \(response.status)")
+            }
+        }
+    }
+}

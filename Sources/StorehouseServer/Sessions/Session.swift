@@ -1,0 +1,85 @@
+import Foundation
+import HTTPEngine
+import StoreCore
+
+/// One session: a store, the history of its actions, its subscribers and its idempotency keys.
+///
+/// A session applies one request at a time (its lock); sessions run in parallel.
+/// The order of work for an action request is fixed, and every step runs in version order:
+/// apply to the store → hand the records to the log → once durable, publish to
+/// subscribers, answer the client, start the effects.
+///
+/// The state a session reads and writes is its head, which may run ahead of what
+/// is durable while a journal append is in flight; subscribers and clients only
+/// ever hear of durable versions. When the log refuses an append, the head is
+/// rebuilt at the last durable version and the waiting requests get 503.
+final class Session: @unchecked Sendable {  // every `var` below is read and written under `lock`
+    let id: String
+    let kind: any StoreKind
+    let tokenHash: [UInt8]
+    let createdAt: Int64
+    let context: SessionContext
+
+    let lock = NSLock()
+    var store: any AnyStore
+    var updatedAt: Int64
+    var history: ActionHistory
+    var keptStates: KeptStates
+    /// The newest version whose actions are as durable as `--fsync` promises.
+    var durableVersion: Int
+    /// Bumped by a rollback, so completions of appends made before it are not trusted.
+    var epoch = 0
+    var subscribers: [ObjectIdentifier: Subscriber] = [:]
+    var idempotency = IdempotencyCache()
+    var deleted = false
+    var cachedState: (version: Int, bytes: [UInt8])?
+
+    init(id: String, kind: any StoreKind, tokenHash: [UInt8], createdAt: Int64, store: any AnyStore, context: SessionContext) {
+        self.id = id
+        self.kind = kind
+        self.tokenHash = tokenHash
+        self.createdAt = createdAt
+        self.store = store
+        self.context = context
+        updatedAt = createdAt
+        history = ActionHistory(capacity: context.history)
+        keptStates = KeptStates(byteBudget: context.keptStateBudget)
+        durableVersion = store.version
+        keptStates.add(version: store.version, bytes: store.encodeState())
+    }
+
+    /// The session's head version.
+    var version: Int { lock.withLock { store.version } }
+
+    /// Whether `token` is this session's, in constant time.
+    func accepts(token: String) -> Bool {
+        Secrets.constantTimeEqual(SHA256.hash(Array(token.utf8)), tokenHash)
+    }
+
+    /// The encoded head state and its version, cached per version.
+    func currentState() -> (version: Int, bytes: [UInt8]) {
+        lock.withLock { currentStateLocked() }
+    }
+
+    func currentStateLocked() -> (version: Int, bytes: [UInt8]) {
+        if let cached = cachedState, cached.version == store.version { return cached }
+        let fresh = (store.version, store.encodeState())
+        cachedState = fresh
+        return fresh
+    }
+
+    /// `{"id","kind","version","createdAt","updatedAt","subscribers"}`.
+    func metadataJSON() -> [UInt8] {
+        lock.withLock {
+            var w = JSONWriter()
+            w.bytes += Array(#"{"id":""#.utf8) + Array(id.utf8)
+            w.bytes += Array(#"","kind":""#.utf8) + Array(kind.name.utf8)
+            w.bytes += Array(#"","version":\#(store.version),"createdAt":""#.utf8)
+            w.bytes += Array(Timestamp.iso8601(millis: createdAt).utf8)
+            w.bytes += Array(#"","updatedAt":""#.utf8)
+            w.bytes += Array(Timestamp.iso8601(millis: updatedAt).utf8)
+            w.bytes += Array(#"","subscribers":\#(subscribers.count)}"#.utf8)
+            return w.bytes
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import StoreCore
+
+/// What every session shares: settings, the log, metrics and the clock.
+struct SessionContext: Sendable {
+    let history: Int
+    let subscriberBufferBytes: Int
+    /// A state is kept (and snapshotted to the journal) every this many versions.
+    let keepEvery: Int
+    let keptStateBudget: Int
+    let log: any SessionLog
+    let metrics: Metrics
+    let gauges: Gauges
+    let effectEnvironment: EffectEnvironment
+    let now: @Sendable () -> Int64
+
+    init(configuration: ServerConfiguration, log: any SessionLog, metrics: Metrics, gauges: Gauges,
+         effectEnvironment: EffectEnvironment, now: @escaping @Sendable () -> Int64 = SessionContext.wallClock) {
+        history = configuration.history
+        subscriberBufferBytes = configuration.subscriberBufferBytes
+        keepEvery = max(1, min(1_000, configuration.history / 10))
+        keptStateBudget = 64 << 20
+        self.log = log
+        self.metrics = metrics
+        self.gauges = gauges
+        self.effectEnvironment = effectEnvironment
+        self.now = now
+    }
+
+    /// Milliseconds since the Unix epoch.
+    @Sendable static func wallClock() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec) * 1_000 + Int64(spec.tv_nsec) / 1_000_000
+    }
+}

@@ -1,0 +1,98 @@
+import Dispatch
+import Foundation
+import HTTPEngine
+import Journal
+import StoreCore
+import StoreKinds
+
+/// The whole server: configuration in, HTTP out. `main` makes one, starts it and
+/// calls ``shutdown()`` on SIGTERM or SIGINT.
+///
+/// ```swift
+/// var configuration = ServerConfiguration()
+/// configuration.port = 0
+/// configuration.inMemory = true
+/// let server = try Storehouse(configuration: configuration)
+/// try server.start()
+/// print(server.port)
+/// ```
+public final class Storehouse: Sendable {
+    public let configuration: ServerConfiguration
+    let registry: SessionRegistry
+    let metrics: Metrics
+    let accessLog: AccessLog
+    let readiness = Readiness()
+    let http: HTTPServer
+    let log: any SessionLog
+    let journal: Journal?
+    private let heartbeat = LockedBox<DispatchSourceTimer?>(nil)
+
+    public init(configuration: ServerConfiguration, effectEnvironment: EffectEnvironment? = nil) throws {
+        self.configuration = configuration
+        let gauges = Gauges()
+        let registryBox = LockedBox<SessionRegistry?>(nil)
+        metrics = Metrics(gauges: { (registryBox.value?.count ?? 0, gauges.subscriberCount) })
+        accessLog = AccessLog(enabled: configuration.accessLog)
+        if configuration.inMemory {
+            journal = nil
+            log = MemoryLog()
+        } else {
+            let opened = try Journal(directory: configuration.dataDirectory, fsync: FsyncPolicy(rawValue: configuration.fsync.rawValue) ?? .always)
+            journal = opened
+            log = JournalLog(journal: opened)
+        }
+        var environment = effectEnvironment ?? EffectEnvironment()
+        if effectEnvironment == nil { environment.latency = .milliseconds(configuration.effectLatencyMilliseconds) }
+        let context = SessionContext(configuration: configuration, log: log, metrics: metrics, gauges: gauges, effectEnvironment: environment)
+        registry = SessionRegistry(context: context, maxSessions: configuration.maxSessions)
+        registryBox.value = registry
+
+        var http = HTTPServerConfiguration()
+        http.host = configuration.host
+        http.port = configuration.port
+        http.maxConnections = configuration.maxConnections
+        http.maxBodyBytes = configuration.maxBodyBytes
+        http.shutdownGrace = .seconds(configuration.shutdownGraceSeconds)
+        self.http = HTTPServer(configuration: http,
+                               handler: Router(registry: registry, metrics: metrics, accessLog: accessLog, readiness: readiness))
+    }
+
+    /// Binds the port, then rebuilds the sessions on disk; `/readyz` says 200 once that is done.
+    public func start() throws {
+        try http.start()
+        heartbeat.value = registry.startHeartbeats(intervalSeconds: configuration.heartbeatSeconds)
+        if let journal {
+            let started = ContinuousClock.now
+            let report = Recovery.run(journal: journal, registry: registry)
+            ServerLog.info("recovered \(report.sessions) sessions, \(report.actions) actions in \(ContinuousClock.now - started); \(report.failures) failed")
+        }
+        readiness.set(.ready)
+    }
+
+    /// The port the server listens on (the real one when `--port 0`).
+    public var port: Int { http.port }
+
+    /// Graceful shutdown (API.md, issue 6): stop accepting, end streams with `end`/`shutdown`,
+    /// answer what is in flight, flush the journal, within `--shutdown-grace-s`.
+    public func shutdown() {
+        readiness.set(.draining)
+        heartbeat.value?.cancel()
+        http.shutdown()
+        http.waitUntilStopped()
+        log.close()
+        accessLog.flush()
+    }
+
+    public func waitUntilStopped() { http.waitUntilStopped() }
+}
+
+/// A value behind a lock, for the few settings written once at start and read elsewhere.
+final class LockedBox<Value>: @unchecked Sendable {  // `stored` is only touched under `lock`
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
