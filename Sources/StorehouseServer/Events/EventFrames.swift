@@ -26,10 +26,10 @@ enum EventFrames {
     static func output(version: Int, output: StoreOutput) -> [UInt8] {
         var w = JSONWriter()
         w.bytes += Array("event: output\ndata: {\"version\":\(version),\"output\":{\"type\":".utf8)
-        w.write(JSONValue.string(output.type))
+        w.bytes += JSONValue.string(output.type).encoded()
         if let payload = output.payload {
             w.bytes += Array(",\"payload\":".utf8)
-            w.write(payload)
+            w.bytes += payload.encoded()
         }
         w.bytes += Array("}}\n\n".utf8)
         return w.bytes

@@ -1,4 +1,5 @@
 import Foundation
+import StoreCore
 import Synchronization
 
 /// One line per request on standard output: time, method, path (never the query,
@@ -26,7 +27,7 @@ public final class AccessLog: Sendable {
 
     public func record(method: String, path: String, status: Int, seconds: Double, now: Int64) {
         guard enabled else { return }
-        let line = "\(Timestamp.iso8601(millis: now)) \(method) \(path) \(status) \(String(format: "%.3f", seconds * 1000))ms\n"
+        let line = AccessLogFormatting.line(method: method, path: path, status: status, seconds: seconds, now: now)
         let full = buffer.withLock { bytes -> Bool in
             bytes.append(contentsOf: line.utf8)
             return bytes.count >= flushLimit
@@ -50,5 +51,13 @@ public final class AccessLog: Sendable {
                 if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { break }
             }
         }
+    }
+}
+
+/// The access log's line format.
+enum AccessLogFormatting {
+    /// `<time> <method> <path> <status> <ms>ms`; `path` is the request path without its query.
+    static func line(method: String, path: String, status: Int, seconds: Double, now: Int64) -> String {
+        "\(Timestamp.iso8601(millis: now)) \(method) \(path) \(status) \(String(format: "%.3f", seconds * 1000))ms\n"
     }
 }

@@ -98,7 +98,7 @@ extension Session {
             if !changes.isEmpty, let baseState {
                 // The kept state at the snapshot is what time travel replays from.
                 var w = JSONWriter()
-                w.write(baseState)
+                w.bytes += baseState.encoded()
                 keptStates = KeptStates(byteBudget: context.keptStateBudget)
                 keptStates.add(version: baseVersion, bytes: w.bytes)
                 keptStates.add(version: store.version, bytes: store.encodeState())

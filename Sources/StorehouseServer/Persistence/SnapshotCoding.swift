@@ -13,7 +13,7 @@ enum SnapshotCoding {
             if !first { w.bytes.append(UInt8(ascii: ",")) }
             first = false
             w.bytes += Array(#"{"key":"#.utf8)
-            w.write(JSONValue.string(key))
+            w.bytes += JSONValue.string(key).encoded()
             w.bytes += Array(#","hash":""#.utf8) + Array(Secrets.hex(entry.bodyHash).utf8)
             w.bytes += Array(#"","first":\#(entry.firstVersion),"last":\#(entry.lastVersion),"minimal":\#(entry.minimal),"createdAt":\#(entry.createdAt)}"#.utf8)
         }

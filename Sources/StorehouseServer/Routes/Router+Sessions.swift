@@ -81,7 +81,7 @@ extension Router {
         } else if pointer == nil {
             (answeredVersion, stateBytes) = session.currentState()
         } else {
-            let (current, value) = session.value(at: pointer ?? JSONPointer.root)
+            let (current, value) = session.value(at: pointer ?? JSONPointer(tokens: []))
             guard let value else {
                 return exchange.send(Problem(404, "path-not-found", "nothing is at '\(pointerText)' in the state"))
             }
@@ -103,9 +103,9 @@ extension Router {
     private func pointerAnswer(version: Int, path: String, value: JSONValue) -> HTTPResponse {
         var w = JSONWriter()
         w.bytes += Array(#"{"version":\#(version),"path":"#.utf8)
-        w.write(JSONValue.string(path))
+        w.bytes += JSONValue.string(path).encoded()
         w.bytes += Array(#","value":"#.utf8)
-        w.write(value)
+        w.bytes += value.encoded()
         w.bytes.append(UInt8(ascii: "}"))
         return JSONAnswer.ok(w.bytes, etagVersion: version)
     }

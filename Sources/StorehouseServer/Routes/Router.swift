@@ -154,16 +154,16 @@ final class Router: HTTPHandler {
         for (index, kind) in KindRegistry.all.enumerated() {
             if index > 0 { w.bytes.append(UInt8(ascii: ",")) }
             w.bytes += Array(#"{"name":"#.utf8)
-            w.write(JSONValue.string(kind.name))
+            w.bytes += JSONValue.string(kind.name).encoded()
             w.bytes += Array(#","actionTypes":"#.utf8)
-            w.write(JSONValue.array(kind.actionTypes.map(JSONValue.string)))
+            w.bytes += JSONValue.array(kind.actionTypes.map(JSONValue.string)).encoded()
             w.bytes += Array(#","internalActionTypes":"#.utf8)
-            w.write(JSONValue.array(kind.internalActionTypes.map(JSONValue.string)))
+            w.bytes += JSONValue.array(kind.internalActionTypes.map(JSONValue.string)).encoded()
             w.bytes += Array(#","initialState":"#.utf8)
             if let store = try? kind.makeStore(state: nil, version: 0, environment: environment) {
                 w.bytes += store.encodeState()
             } else {
-                w.write(kind.initialState)
+                w.bytes += kind.initialState.encoded()
             }
             w.bytes.append(UInt8(ascii: "}"))
         }

@@ -15,14 +15,14 @@ enum RecordCoding {
             w.bytes.append(UInt8(ascii: ","))
         }
         w.bytes.append(contentsOf: #""type":"#.utf8)
-        w.write(JSONValue.string(record.type))
+        w.bytes += JSONValue.string(record.type).encoded()
         if let payload = record.payload {
             w.bytes.append(contentsOf: #","payload":"#.utf8)
-            w.write(payload)
+            w.bytes += payload.encoded()
         }
         if let meta = record.meta {
             w.bytes.append(contentsOf: #","meta":"#.utf8)
-            w.write(meta)
+            w.bytes += meta.encoded()
         }
         w.bytes.append(contentsOf: #","at":""#.utf8)
         w.bytes.append(contentsOf: Timestamp.iso8601(millis: record.at).utf8)
@@ -47,9 +47,9 @@ enum RecordCoding {
         if let mark {
             var w = JSONWriter()
             w.bytes.append(contentsOf: #","idempotency":{"key":"#.utf8)
-            w.write(JSONValue.string(mark.key))
+            w.bytes += JSONValue.string(mark.key).encoded()
             w.bytes.append(contentsOf: #","hash":"#.utf8)
-            w.write(JSONValue.string(Secrets.hex(mark.bodyHash)))
+            w.bytes += JSONValue.string(Secrets.hex(mark.bodyHash)).encoded()
             w.bytes.append(contentsOf: #","first":"#.utf8)
             w.bytes.append(contentsOf: String(mark.firstVersion).utf8)
             w.bytes.append(contentsOf: #","minimal":"#.utf8)
@@ -79,7 +79,7 @@ enum RecordCoding {
 
     static func decodeAction(_ value: JSONValue) throws -> ActionRecord {
         guard case .object(let o) = value, case .string(let type)? = o["type"],
-              case .string(let at)? = o["at"], let millis = Timestamp.parseISO8601(at),
+              case .string(let at)? = o["at"], let millis = Timestamp.millis(iso8601: at),
               case .string(let sourceText)? = o["source"], let source = ActionSource(rawValue: sourceText)
         else { throw DecodeError(description: "record is not a logged action") }
         return ActionRecord(type: type, payload: o["payload"], meta: o["meta"], at: millis, source: source)

@@ -84,9 +84,10 @@ extension Session {
              bytes: RecordCoding.journalRecord(change.action, mark: index == changes.count - 1 ? mark : nil))
         }
         let appendEpoch = epoch
+        let idempotencyKey = mark?.key
         context.log.append(sessionID: id, records: records) { [self] result in
             appendCompleted(result, epoch: appendEpoch, first: first, last: last, outputs: outputs,
-                            idempotencyKey: mark?.key, snapshot: snapshot, answer: answer, effects: effects, reply: reply)
+                            idempotencyKey: idempotencyKey, snapshot: snapshot, answer: answer, effects: effects, reply: reply)
         }
         lock.unlock()
     }
@@ -242,8 +243,9 @@ extension Session {
     /// Runs effects on the cooperative pool; what they send comes back through `submit` as source `effect`.
     func start(_ effects: [PendingEffect]) {
         for effect in effects {
-            Task { [weak self] in
-                await effect.run { type, payload in self?.receiveFromEffect(type: type, payload: payload) }
+            // The effect holds the session until it finishes; a deleted session refuses what it sends.
+            Task { [self] in
+                await effect.run { type, payload in self.receiveFromEffect(type: type, payload: payload) }
             }
         }
     }

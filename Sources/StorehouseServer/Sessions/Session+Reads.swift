@@ -4,20 +4,7 @@ extension Session {
     /// The encoded state at `version`. Replaying from a kept state happens outside the lock,
     /// so a long time-travel read never holds up the session's writers.
     func state(at version: Int) throws(Problem) -> [UInt8] {
-        let plan: (base: (version: Int, bytes: [UInt8]), entries: [ActionHistory.Entry])
-        do {
-            plan = try lock.withLock { () throws(Problem) -> ((version: Int, bytes: [UInt8]), [ActionHistory.Entry]) in
-                guard version >= 0, version <= store.version else {
-                    throw Problem(404, "version-not-found", "version \(version) is ahead of the session (at \(store.version))",
-                                  extra: [("currentVersion", .int(store.version))])
-                }
-                if version == store.version { return ((version, currentStateLocked().bytes), []) }
-                guard let base = keptStates.nearest(atOrBefore: version) else { throw SessionProblems.versionGone(version, oldest: oldestVersionLocked) }
-                let entries = base.version < version ? history.entries((base.version + 1)...version) : []
-                guard entries.count == version - base.version else { throw SessionProblems.versionGone(version, oldest: oldestVersionLocked) }
-                return (base, entries)
-            }
-        }
+        let plan = try replayPlan(to: version)
         if plan.entries.isEmpty { return plan.base.bytes }
         do {
             let replay = try kind.makeStore(state: JSONReader.parse(plan.base.bytes), version: plan.base.version, environment: context.effectEnvironment)
@@ -30,6 +17,21 @@ extension Session {
         }
     }
 
+    /// The kept state to start from and the history entries to replay to reach `version`.
+    private func replayPlan(to version: Int) throws(Problem) -> (base: (version: Int, bytes: [UInt8]), entries: [ActionHistory.Entry]) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard version >= 0, version <= store.version else {
+            throw Problem(404, "version-not-found", "version \(version) is ahead of the session (at \(store.version))",
+                          extra: [("currentVersion", .int(store.version))])
+        }
+        if version == store.version { return ((version, currentStateLocked().bytes), []) }
+        guard let base = keptStates.nearest(atOrBefore: version) else { throw SessionProblems.versionGone(version, oldest: oldestVersionLocked) }
+        let entries = base.version < version ? history.entries((base.version + 1)...version) : []
+        guard entries.count == version - base.version else { throw SessionProblems.versionGone(version, oldest: oldestVersionLocked) }
+        return (base, entries)
+    }
+
     /// The value at an RFC 6901 pointer in the head state.
     func value(at pointer: JSONPointer) -> (version: Int, value: JSONValue?) {
         lock.withLock { (store.version, store.stateValue().value(at: pointer)) }
@@ -37,31 +39,31 @@ extension Session {
 
     /// One page of the action log: `{"actions":[…],"next":V|null}`.
     func logPage(since: Int?, limit: Int) throws(Problem) -> [UInt8] {
-        try lock.withLock { () throws(Problem) -> [UInt8] in
-            let head = store.version
-            let oldest = history.firstVersion ?? head + 1
-            let start = since ?? (oldest - 1)
-            guard start >= oldest - 1 else {
-                throw Problem(404, "version-not-found", "actions after \(start) are no longer kept; the oldest kept is \(oldest)",
-                              extra: [("oldestVersion", .int(oldest))])
-            }
-            guard start <= head else {
-                throw Problem(404, "version-not-found", "version \(start) is ahead of the session (at \(head))",
-                              extra: [("currentVersion", .int(head))])
-            }
-            let end = min(head, start + limit)
-            var body = Array(#"{"actions":["#.utf8)
-            if end > start {
-                for (index, entry) in history.entries((start + 1)...end).enumerated() {
-                    if index > 0 { body.append(UInt8(ascii: ",")) }
-                    body += RecordCoding.action(entry.record, version: entry.version)
-                }
-            }
-            body += Array(#"],"next":"#.utf8)
-            body += Array((end < head ? String(end) : "null").utf8)
-            body.append(UInt8(ascii: "}"))
-            return body
+        lock.lock()
+        defer { lock.unlock() }
+        let head = store.version
+        let oldest = history.firstVersion ?? head + 1
+        let start = since ?? (oldest - 1)
+        guard start >= oldest - 1 else {
+            throw Problem(404, "version-not-found", "actions after \(start) are no longer kept; the oldest kept is \(oldest)",
+                          extra: [("oldestVersion", .int(oldest))])
         }
+        guard start <= head else {
+            throw Problem(404, "version-not-found", "version \(start) is ahead of the session (at \(head))",
+                          extra: [("currentVersion", .int(head))])
+        }
+        let end = min(head, start + limit)
+        var body = Array(#"{"actions":["#.utf8)
+        if end > start {
+            for (index, entry) in history.entries((start + 1)...end).enumerated() {
+                if index > 0 { body.append(UInt8(ascii: ",")) }
+                body += RecordCoding.action(entry.record, version: entry.version)
+            }
+        }
+        body += Array(#"],"next":"#.utf8)
+        body += Array((end < head ? String(end) : "null").utf8)
+        body.append(UInt8(ascii: "}"))
+        return body
     }
 
     /// Subscribers now open, for the metadata answer.

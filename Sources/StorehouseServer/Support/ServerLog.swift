@@ -1,4 +1,5 @@
 import Foundation
+import StoreCore
 
 /// Operational messages on standard error, one line each; the access log has standard output.
 enum ServerLog {

@@ -1,0 +1,141 @@
+import XCTest
+@testable import StorehouseServer
+
+/// API.md "Actions".
+final class ActionRoutesTests: XCTestCase {
+    var fixture: ServerFixture!
+    var id = "", token = ""
+    var client: TestClient!
+
+    override func setUpWithError() throws {
+        fixture = try ServerFixture()
+        (id, token) = try fixture.createSession()
+        client = try fixture.client()
+    }
+
+    func post(_ body: String, headers: [String: String] = [:]) throws -> TestResponse {
+        try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token).merging(headers) { $1 }, body: body)
+    }
+
+    func version() throws -> Int {
+        try client.request("GET", "/sessions/\(id)", headers: bearer(token)).json["version"] as? Int ?? -1
+    }
+
+    func testOneActionAnswersVersionStateAndETag() throws {
+        let response = try post(#"{"type":"counter/incrTapped"}"#)
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.header("ETag"), "\"1\"")
+        XCTAssertEqual(response.text, #"{"version":1,"state":{"count":1,"favoritePrimes":[],"activityFeed":[],"nthPrime":null,"isNthPrimeRequestInFlight":false}}"#)
+    }
+
+    func testBodyIsJSONWhateverTheContentType() throws {
+        XCTAssertEqual(try post(#"{"type":"counter/incrTapped"}"#, headers: ["Content-Type": "application/x-www-form-urlencoded"]).status, 200)
+    }
+
+    func testBatchAppliesInOrderOneVersionEach() throws {
+        let response = try post(#"[{"type":"counter/incrTapped"},{"type":"counter/incrTapped"},{"type":"counter/decrTapped"}]"#)
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.json["version"] as? Int, 3)
+        XCTAssertEqual((response.json["state"] as? [String: Any])?["count"] as? Int, 1)
+    }
+
+    func testRefusedBatchChangesNothing() throws {
+        _ = try post(#"{"type":"counter/incrTapped"}"#)
+        let response = try post(#"[{"type":"counter/incrTapped"},{"type":"counter/nope"}]"#)
+        XCTAssertEqual(response.status, 422)
+        XCTAssertEqual(response.json["type"] as? String, "/problems/unknown-action")
+        XCTAssertEqual(response.json["index"] as? Int, 1)
+        XCTAssertEqual(try version(), 1)
+        let log = try client.request("GET", "/sessions/\(id)/actions", headers: bearer(token))
+        XCTAssertEqual((log.json["actions"] as? [Any])?.count, 1)
+    }
+
+    func testEmptyBatchAndNonObjectAction() throws {
+        XCTAssertEqual(try post("[]").json["type"] as? String, "/problems/empty-batch")
+        XCTAssertEqual(try post("42").json["type"] as? String, "/problems/invalid-action")
+        XCTAssertEqual(try post(#"{"payload":1}"#).json["type"] as? String, "/problems/invalid-action")
+    }
+
+    func testMalformedJSONIs400() throws {
+        let response = try post(#"{"type":"#)
+        XCTAssertEqual(response.status, 400)
+        XCTAssertEqual(response.json["type"] as? String, "/problems/malformed-json")
+        XCTAssertEqual(try version(), 0)
+    }
+
+    func testUnknownActionListsValidTypes() throws {
+        let response = try post(#"{"type":"counter/explode"}"#)
+        XCTAssertEqual(response.status, 422)
+        XCTAssertTrue((response.json["validTypes"] as? [String] ?? []).contains("counter/incrTapped"))
+    }
+
+    func testInvalidPayloadNamesTheField() throws {
+        let response = try post(#"{"type":"favoritePrimes/deleteFavoritePrimes","payload":{"indexes":"zero"}}"#)
+        XCTAssertEqual(response.status, 422)
+        XCTAssertEqual(response.json["type"] as? String, "/problems/invalid-payload")
+        XCTAssertTrue((response.json["detail"] as? String ?? "").contains("indexes"), response.text)
+    }
+
+    func testReducerRefusalIs409AndChangesNothing() throws {
+        let response = try post(#"{"type":"primeModal/saveFavoritePrimeTapped"}"#)   // count 0 is not prime
+        XCTAssertEqual(response.status, 409)
+        XCTAssertEqual(response.json["type"] as? String, "/problems/action-rejected")
+        XCTAssertEqual(try version(), 0)
+    }
+
+    func testEffectOnlyActionsAreRefusedFromClients() throws {
+        let response = try post(#"{"type":"counter/nthPrimeResponse","payload":{"prime":7}}"#)
+        XCTAssertEqual(response.status, 403)
+        XCTAssertEqual(response.json["type"] as? String, "/problems/internal-action")
+    }
+
+    func testIfMatch() throws {
+        let mismatch = try post(#"{"type":"counter/incrTapped"}"#, headers: ["If-Match": "\"5\""])
+        XCTAssertEqual(mismatch.status, 412)
+        XCTAssertEqual(mismatch.json["type"] as? String, "/problems/version-mismatch")
+        XCTAssertEqual(mismatch.json["currentVersion"] as? Int, 0)
+        XCTAssertEqual(try post(#"{"type":"counter/incrTapped"}"#, headers: ["If-Match": "\"0\""]).status, 200)
+        XCTAssertEqual(try post(#"{"type":"counter/incrTapped"}"#, headers: ["If-Match": "W/\"1\""]).status, 412, "If-Match compares strongly")
+    }
+
+    func testIdempotencyKeyReplaysTheFirstAnswer() throws {
+        let first = try post(#"{"type":"counter/incrTapped"}"#, headers: ["Idempotency-Key": "k1"])
+        let again = try post(#"{"type":"counter/incrTapped"}"#, headers: ["Idempotency-Key": "k1"])
+        XCTAssertEqual(again.status, 200)
+        XCTAssertEqual(again.text, first.text)
+        XCTAssertEqual(again.header("Idempotent-Replayed"), "true")
+        XCTAssertEqual(try version(), 1)
+        let reused = try post(#"{"type":"counter/decrTapped"}"#, headers: ["Idempotency-Key": "k1"])
+        XCTAssertEqual(reused.status, 422)
+        XCTAssertEqual(reused.json["type"] as? String, "/problems/idempotency-key-reused")
+        XCTAssertEqual(try version(), 1)
+    }
+
+    func testPreferReturnMinimalAnswersThePatch() throws {
+        let response = try post(#"[{"type":"counter/incrTapped"},{"type":"counter/incrTapped"}]"#, headers: ["Prefer": "return=minimal"])
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.header("Preference-Applied"), "return=minimal")
+        XCTAssertEqual(response.json["version"] as? Int, 2)
+        let patch = try XCTUnwrap(response.json["patch"] as? [[String: Any]])
+        XCTAssertEqual(patch.last?["op"] as? String, "replace")
+        XCTAssertEqual(patch.last?["path"] as? String, "/count")
+        XCTAssertEqual(patch.last?["value"] as? Int, 2)
+        XCTAssertNil(response.json["state"])
+    }
+
+    func testBodyOverTheLimitIs413() throws {
+        let small = try ServerFixture { $0.maxBodyBytes = 64 }
+        let (id, token) = try small.createSession()
+        let big = #"{"type":"counter/incrTapped","meta":""# + String(repeating: "x", count: 200) + #""}"#
+        let response = try small.client().request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: big)
+        XCTAssertEqual(response.status, 413)
+        XCTAssertEqual(response.json["type"] as? String, "/problems/body-too-large")
+    }
+
+    func testMetaIsKeptInTheLog() throws {
+        _ = try post(#"{"type":"shop/none","meta":{"b":1,"a":2}}"#)
+        _ = try post(#"{"type":"counter/incrTapped","meta":{"b":1,"a":2}}"#)
+        let log = try client.request("GET", "/sessions/\(id)/actions", headers: bearer(token))
+        XCTAssertTrue(log.text.contains(#""meta":{"a":2,"b":1}"#), log.text)
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import StoreCore
+import XCTest
+@testable import StorehouseServer
+
+/// API.md "Events".
+final class EventRoutesTests: XCTestCase {
+    func post(_ client: TestClient, _ id: String, _ token: String, _ body: String = #"{"type":"counter/incrTapped"}"#) throws {
+        let response = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: body)
+        XCTAssertEqual(response.status, 200, response.text)
+    }
+
+    func testStreamOpensWithRetryAndSnapshotThenChangesInOrder() throws {
+        let fixture = try ServerFixture()
+        let (id, token) = try fixture.createSession()
+        let events = try fixture.client()
+        let head = try events.openEvents("/sessions/\(id)/events", headers: bearer(token))
+        XCTAssertEqual(head.status, 200)
+        XCTAssertEqual(head.header("Content-Type"), "text/event-stream")
+        XCTAssertEqual(head.header("Cache-Control"), "no-cache")
+        XCTAssertEqual(head.header("X-Accel-Buffering"), "no")
+        XCTAssertEqual(try events.nextEvent().retry, "2000")
+        let snapshot = try events.nextEvent()
+        XCTAssertEqual(snapshot.event, "snapshot")
+        XCTAssertEqual(snapshot.id, "0")
+        XCTAssertEqual(snapshot.json["version"] as? Int, 0)
+
+        let client = try fixture.client()
+        for _ in 0..<3 { try post(client, id, token) }
+        for expected in 1...3 {
+            let change = try events.nextEvent()
+            XCTAssertEqual(change.event, "change")
+            XCTAssertEqual(change.id, String(expected))
+            XCTAssertEqual(change.json["version"] as? Int, expected)
+            XCTAssertEqual((change.json["action"] as? [String: Any])?["type"] as? String, "counter/incrTapped")
+            XCTAssertEqual((change.json["patch"] as? [[String: Any]])?.first?["value"] as? Int, expected)
+        }
+    }
+
+    func testOutputsFollowTheirChangeWithoutID() throws {
+        let fixture = try ServerFixture()
+        let (id, token) = try fixture.createSession(#"{"kind":"login"}"#)
+        let client = try fixture.client()
+        try post(client, id, token, #"[{"type":"login/emailChanged","payload":"a@b.c"},{"type":"login/passwordChanged","payload":"longenough1"}]"#)
+        let events = try fixture.client()
+        _ = try events.openEvents("/sessions/\(id)/events", headers: bearer(token))
+        _ = try events.nextEvent()
+        var snapshot = try events.nextEvent()
+        // The email validation effect may still be in flight when the stream opens.
+        while (snapshot.json["state"] as? [String: Any]).flatMap({ ($0["email"] as? [String: Any])?["valid"] as? Bool }) != true {
+            snapshot = try events.nextEvent()
+            if snapshot.event == "change", ((snapshot.json["action"] as? [String: Any])?["type"] as? String) == "login/emailValidated" { break }
+        }
+        try post(client, id, token, #"{"type":"login/loginTapped"}"#)
+        let change = try events.nextEvent()
+        XCTAssertEqual(change.event, "change")
+        let output = try events.nextEvent()
+        XCTAssertEqual(output.event, "output")
+        XCTAssertNil(output.id)
+        XCTAssertEqual(output.json["version"] as? Int, change.json["version"] as? Int)
+        XCTAssertEqual((output.json["output"] as? [String: Any])?["type"] as? String, "login/confirmationRequested")
+    }
+
+    func testDeleteEndsStreamsWithReasonDeleted() throws {
+        let fixture = try ServerFixture()
+        let (id, token) = try fixture.createSession()
+        let events = try fixture.client()
+        _ = try events.openEvents("/sessions/\(id)/events", headers: bearer(token))
+        _ = try events.nextEvent(); _ = try events.nextEvent()
+        XCTAssertEqual(try fixture.client().request("DELETE", "/sessions/\(id)", headers: bearer(token)).status, 204)
+        let end = try events.nextEvent()
+        XCTAssertEqual(end.event, "end")
+        XCTAssertEqual(end.json["reason"] as? String, "deleted")
+    }
+
+    func testResumeWithLastEventIDReplaysWithoutSnapshot() throws {
+        let fixture = try ServerFixture()
+        let (id, token) = try fixture.createSession()
+        let client = try fixture.client()
+        for _ in 0..<5 { try post(client, id, token) }
+        let events = try fixture.client()
+        _ = try events.openEvents("/sessions/\(id)/events", headers: bearer(token).merging(["Last-Event-ID": "3"]) { $1 })
+        XCTAssertEqual(try events.nextEvent().retry, "2000")
+        let first = try events.nextEvent()
+        XCTAssertEqual(first.event, "change")
+        XCTAssertEqual(first.id, "4")
+        XCTAssertEqual(try events.nextEvent().id, "5")
+        try post(client, id, token)
+        XCTAssertEqual(try events.nextEvent().id, "6")
+
+        let bySince = try fixture.client()
+        _ = try bySince.openEvents("/sessions/\(id)/events?since=5&access_token=\(token)")
+        _ = try bySince.nextEvent()
+        XCTAssertEqual(try bySince.nextEvent().id, "6")
+    }
+
+    func testResumeOutsideHistoryStartsWithSnapshot() throws {
+        let fixture = try ServerFixture { $0.history = 3 }
+        let (id, token) = try fixture.createSession()
+        let client = try fixture.client()
+        for _ in 0..<10 { try post(client, id, token) }
+        for lastSeen in ["1", "99"] {
+            let events = try fixture.client()
+            _ = try events.openEvents("/sessions/\(id)/events", headers: bearer(token).merging(["Last-Event-ID": lastSeen]) { $1 })
+            _ = try events.nextEvent()
+            let first = try events.nextEvent()
+            XCTAssertEqual(first.event, "snapshot", "Last-Event-ID \(lastSeen)")
+            XCTAssertEqual(first.id, "10")
+        }
+    }
+
+    func testTwoSubscribersSeeIdenticalSequencesAndPatchesRebuildTheState() throws {
+        let fixture = try ServerFixture()
+        let (id, token) = try fixture.createSession(#"{"kind":"tasks"}"#)
+        let a = try fixture.client(), b = try fixture.client()
+        _ = try a.openEvents("/sessions/\(id)/events", headers: bearer(token))
+        _ = try b.openEvents("/sessions/\(id)/events", headers: bearer(token))
+        _ = try a.nextEvent(); _ = try b.nextEvent()
+        let snapshotA = try a.nextEvent(), snapshotB = try b.nextEvent()
+        XCTAssertEqual(snapshotA.data, snapshotB.data)
+        var state = try JSONReader.parse(Array(((snapshotA.json["state"]).flatMap { try? JSONSerialization.data(withJSONObject: $0) } ?? Data()) ))
+
+        let client = try fixture.client()
+        let bodies = [#"{"type":"tasks/add","payload":{"title":"one"}}"#, #"{"type":"tasks/add","payload":{"title":"two"}}"#,
+                      #"{"type":"tasks/toggleDone","payload":{"id":1}}"#, #"{"type":"tasks/favorite","payload":{"id":2}}"#,
+                      #"{"type":"tasks/rename","payload":{"id":2,"title":"zwei"}}"#, #"{"type":"tasks/remove","payload":{"id":1}}"#]
+        for body in bodies { try post(client, id, token, body) }
+        for _ in bodies {
+            let eventA = try a.nextEvent(), eventB = try b.nextEvent()
+            XCTAssertEqual(eventA.data, eventB.data)
+            XCTAssertEqual(eventA.id, eventB.id)
+            let data = try JSONReader.parse(Array(eventA.data.utf8))
+            guard case .object(let object) = data, let patch = object["patch"] else { return XCTFail("no patch in \(eventA.data)") }
+            state = try JSONPatch.apply(patch, to: state)
+        }
+        let current = try client.request("GET", "/sessions/\(id)/state", headers: bearer(token))
+        let served = try JSONReader.parse(Array(current.body))
+        guard case .object(let o) = served else { return XCTFail() }
+        XCTAssertEqual(o["state"], state)
+    }
+
+    func testHeartbeatAfterSilence() throws {
+        let fixture = try ServerFixture { $0.heartbeatSeconds = 1 }
+        let (id, token) = try fixture.createSession()
+        let events = try fixture.client()
+        _ = try events.openEvents("/sessions/\(id)/events", headers: bearer(token))
+        _ = try events.nextEvent(); _ = try events.nextEvent()
+        let comment = try events.nextEvent()
+        XCTAssertEqual(comment.comments, ["keep-alive"])
+        XCTAssertNil(comment.event)
+    }
+
+    func testSlowSubscriberIsResetToASnapshotAndNeverSeesAVersionTwice() throws {
+        let fixture = try ServerFixture { $0.subscriberBufferBytes = 1_024 }
+        let (id, token) = try fixture.createSession(#"{"kind":"shop"}"#)
+        let slow = try TestClient(port: fixture.port, receiveBuffer: 4_096)
+        _ = try slow.openEvents("/sessions/\(id)/events", headers: bearer(token))
+        let client = try fixture.client()
+        let name = String(repeating: "n", count: 4_000)
+        var posted = 0
+        // Post until the server reports a reset; bounded so a missing feature fails instead of hanging.
+        while posted < 3_000 {
+            try post(client, id, token, #"{"type":"shop/add","payload":"\#(name)\#(posted)"}"#)
+            posted += 1
+            if posted % 50 == 0, try client.request("GET", "/metrics").text.contains("storehouse_subscriber_resets_total 0") == false { break }
+        }
+        XCTAssertLessThan(posted, 3_000, "the slow subscriber was never reset")
+        _ = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"shop/remove","payload":"x"}"#)
+        posted += 1
+        var last = -1
+        var snapshots = 0
+        while last < posted {
+            let event = try slow.nextEvent()
+            guard let version = event.id.flatMap(Int.init) else { continue }
+            XCTAssertGreaterThan(version, last, "versions go forward only")
+            if event.event == "snapshot" { snapshots += 1 } else { XCTAssertEqual(version, last + 1, "a change follows its predecessor") }
+            last = version
+        }
+        XCTAssertGreaterThanOrEqual(snapshots, 2, "the initial snapshot and at least one reset")
+    }
+
+    func testShutdownEndsStreamsWithReasonShutdown() throws {
+        let fixture = try ServerFixture()
+        let (id, token) = try fixture.createSession()
+        let events = try fixture.client()
+        _ = try events.openEvents("/sessions/\(id)/events", headers: bearer(token))
+        _ = try events.nextEvent(); _ = try events.nextEvent()
+        let done = expectation(description: "shutdown returned")
+        let server = fixture.server
+        DispatchQueue.global().async { server.shutdown(); done.fulfill() }
+        let end = try events.nextEvent()
+        XCTAssertEqual(end.event, "end")
+        XCTAssertEqual(end.json["reason"] as? String, "shutdown")
+        XCTAssertTrue(events.waitForClose())
+        wait(for: [done], timeout: 15)
+    }
+}

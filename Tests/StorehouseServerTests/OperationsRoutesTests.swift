@@ -1,0 +1,83 @@
+import XCTest
+@testable import StorehouseServer
+
+/// API.md "Endpoints": health, readiness, metrics, kinds, problem types, unknown routes.
+final class OperationsRoutesTests: XCTestCase {
+    func testHealthAndReadiness() throws {
+        let fixture = try ServerFixture()
+        let client = try fixture.client()
+        let health = try client.request("GET", "/healthz")
+        XCTAssertEqual(health.status, 200)
+        XCTAssertEqual(health.text, #"{"status":"ok"}"#)
+        XCTAssertEqual(try client.request("GET", "/readyz").status, 200)
+    }
+
+    func testKindsListsEveryKindWithActionTypesAndInitialState() throws {
+        let fixture = try ServerFixture()
+        let response = try fixture.client().request("GET", "/kinds")
+        XCTAssertEqual(response.status, 200)
+        let kinds = try XCTUnwrap(response.json["kinds"] as? [[String: Any]])
+        XCTAssertEqual(kinds.map { $0["name"] as? String }, ["counter", "shop", "tasks", "login"])
+        let tasks = try XCTUnwrap(kinds.first { $0["name"] as? String == "tasks" })
+        XCTAssertTrue((tasks["actionTypes"] as? [String] ?? []).contains("tasks/toggleDone"))
+        XCTAssertTrue(response.text.contains(#""initialState":{"tasks":{"byId":{},"allIds":[]},"favoriteIds":[],"nextId":1}"#), response.text)
+        let login = try XCTUnwrap(kinds.first { $0["name"] as? String == "login" })
+        XCTAssertTrue((login["internalActionTypes"] as? [String] ?? []).contains("login/loginSucceeded"))
+    }
+
+    func testMetricsCountRequestsActionsSessionsAndSubscribers() throws {
+        let fixture = try ServerFixture()
+        let (id, token) = try fixture.createSession()
+        let client = try fixture.client()
+        _ = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"counter/incrTapped"}"#)
+        let events = try fixture.client()
+        _ = try events.openEvents("/sessions/\(id)/events", headers: bearer(token))
+        _ = try events.nextEvent()
+        let metrics = try client.request("GET", "/metrics")
+        XCTAssertEqual(metrics.status, 200)
+        XCTAssertTrue(metrics.header("Content-Type")?.hasPrefix("text/plain") ?? false)
+        for line in ["storehouse_sessions 1", "storehouse_subscribers 1",
+                     #"storehouse_actions_total{kind="counter",source="client"} 1"#,
+                     #"storehouse_http_requests_total{route="/sessions/{id}/actions",method="POST",status="200"} 1"#,
+                     #"storehouse_http_request_duration_seconds_count{route="/sessions"} 1"#] {
+            XCTAssertTrue(metrics.text.contains(line), "missing \(line) in\n\(metrics.text)")
+        }
+    }
+
+    func testProblemTypesAreExplained() throws {
+        let fixture = try ServerFixture()
+        let client = try fixture.client()
+        let known = try client.request("GET", "/problems/version-mismatch")
+        XCTAssertEqual(known.status, 200)
+        XCTAssertTrue(known.text.contains("If-Match"))
+        XCTAssertEqual(try client.request("GET", "/problems/nope").status, 404)
+    }
+
+    func testUnknownRouteIs404AndWrongMethodIs405WithAllow() throws {
+        let fixture = try ServerFixture()
+        let client = try fixture.client()
+        let missing = try client.request("GET", "/nope")
+        XCTAssertEqual(missing.status, 404)
+        XCTAssertEqual(missing.json["type"] as? String, "/problems/not-found")
+        let wrong = try client.request("PUT", "/sessions")
+        XCTAssertEqual(wrong.status, 405)
+        XCTAssertEqual(wrong.header("Allow"), "POST")
+        XCTAssertEqual(wrong.json["type"] as? String, "/problems/method-not-allowed")
+    }
+
+    func testHeadAnswersHeadersOnly() throws {
+        let fixture = try ServerFixture()
+        let (id, token) = try fixture.createSession()
+        let client = try fixture.client()
+        let head = try client.request("HEAD", "/sessions/\(id)/state", headers: bearer(token))
+        XCTAssertEqual(head.status, 200)
+        XCTAssertEqual(head.header("ETag"), "\"0\"")
+        XCTAssertTrue(head.body.isEmpty)
+        XCTAssertEqual(try client.request("GET", "/healthz").status, 200, "the connection is still in step after HEAD")
+    }
+
+    func testTokenNeverAppearsInTheAccessLog() throws {
+        let line = AccessLogFormatting.line(method: "GET", path: "/sessions/abc/events", status: 200, seconds: 0.0012, now: 0)
+        XCTAssertEqual(line, "1970-01-01T00:00:00.000Z GET /sessions/abc/events 200 1.200ms\n")
+    }
+}

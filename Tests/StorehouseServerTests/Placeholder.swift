@@ -1,5 +1,0 @@
-import XCTest
-
-final class StorehouseServerTestsPlaceholder: XCTestCase {
-    func testPlaceholder() {}
-}

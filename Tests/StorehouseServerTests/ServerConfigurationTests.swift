@@ -1,0 +1,63 @@
+import XCTest
+@testable import StorehouseServer
+
+/// API.md "Configuration": every flag, its variable, and one-line errors.
+final class ServerConfigurationTests: XCTestCase {
+    func testDefaults() throws {
+        guard case .serve(let c) = try ServerConfiguration.parse(arguments: [], environment: [:]) else { return XCTFail() }
+        XCTAssertEqual(c.host, "127.0.0.1")
+        XCTAssertEqual(c.port, 8080)
+        XCTAssertEqual(c.dataDirectory, "./data")
+        XCTAssertEqual(c.fsync, .always)
+        XCTAssertEqual(c.maxBodyBytes, 1 << 20)
+        XCTAssertEqual(c.heartbeatSeconds, 15)
+        XCTAssertEqual(c.history, 10_000)
+        XCTAssertEqual(c.subscriberBufferBytes, 1 << 20)
+        XCTAssertEqual(c.effectLatencyMilliseconds, 50)
+        XCTAssertFalse(c.inMemory)
+    }
+
+    func testFlagsWinOverEnvironment() throws {
+        let environment = ["PORT": "9000", "HOST": "0.0.0.0", "STOREHOUSE_DATA_DIR": "/data", "STOREHOUSE_FSYNC": "batch", "STOREHOUSE_IN_MEMORY": "1"]
+        guard case .serve(let c) = try ServerConfiguration.parse(arguments: ["--port", "9001", "--fsync=never"], environment: environment) else { return XCTFail() }
+        XCTAssertEqual(c.port, 9001)
+        XCTAssertEqual(c.host, "0.0.0.0")
+        XCTAssertEqual(c.dataDirectory, "/data")
+        XCTAssertEqual(c.fsync, .never)
+        XCTAssertTrue(c.inMemory)
+    }
+
+    func testInvalidValuesNameTheFlag() {
+        for (arguments, flag) in [(["--port", "70000"], "--port"), (["--fsync", "sometimes"], "--fsync"),
+                                  (["--heartbeat-s", "x"], "--heartbeat-s"), (["--bogus"], "--bogus"), (["--port"], "--port")] {
+            XCTAssertThrowsError(try ServerConfiguration.parse(arguments: arguments, environment: [:])) { error in
+                XCTAssertTrue("\(error)".contains(flag), "\(error)")
+                XCTAssertFalse("\(error)".contains("\n"))
+            }
+        }
+        XCTAssertThrowsError(try ServerConfiguration.parse(arguments: [], environment: ["STOREHOUSE_MAX_SESSIONS": "-1"])) { error in
+            XCTAssertTrue("\(error)".contains("--max-sessions"), "\(error)")
+        }
+    }
+
+    func testHelpListsEveryFlagWithItsVariable() throws {
+        XCTAssertEqual(try ServerConfiguration.parse(arguments: ["--help"], environment: [:]), .help)
+        XCTAssertEqual(try ServerConfiguration.parse(arguments: ["--version"], environment: [:]), .version)
+        let help = ServerConfiguration.helpText
+        for (flag, variable) in [("--host", "HOST"), ("--port", "PORT"), ("--data-dir", "STOREHOUSE_DATA_DIR"), ("--fsync", "STOREHOUSE_FSYNC"),
+                                 ("--in-memory", "STOREHOUSE_IN_MEMORY"), ("--max-body-bytes", "STOREHOUSE_MAX_BODY_BYTES"),
+                                 ("--max-sessions", "STOREHOUSE_MAX_SESSIONS"), ("--max-connections", "STOREHOUSE_MAX_CONNECTIONS"),
+                                 ("--effect-latency-ms", "STOREHOUSE_EFFECT_LATENCY_MS"), ("--heartbeat-s", "STOREHOUSE_HEARTBEAT_S"),
+                                 ("--history", "STOREHOUSE_HISTORY"), ("--subscriber-buffer-bytes", "STOREHOUSE_SUBSCRIBER_BUFFER_BYTES")] {
+            XCTAssertTrue(help.contains(flag) && help.contains("[\(variable)]"), "\(flag) [\(variable)] missing from help")
+        }
+    }
+
+    func testHealthcheckSubcommand() throws {
+        guard case .healthcheck(let c) = try ServerConfiguration.parse(arguments: ["healthcheck", "--port", "1234"], environment: [:]) else { return XCTFail() }
+        XCTAssertEqual(c.port, 1234)
+        XCTAssertEqual(HealthCheck.run(host: "127.0.0.1", port: 1), 1)
+        let fixture = try ServerFixture()
+        XCTAssertEqual(HealthCheck.run(host: "127.0.0.1", port: fixture.port), 0)
+    }
+}

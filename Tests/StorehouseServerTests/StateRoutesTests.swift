@@ -1,0 +1,110 @@
+import XCTest
+@testable import StorehouseServer
+
+/// API.md "State" and the action log.
+final class StateRoutesTests: XCTestCase {
+    func testETagAndIfNoneMatch() throws {
+        let fixture = try ServerFixture()
+        let (id, token) = try fixture.createSession()
+        let client = try fixture.client()
+        let first = try client.request("GET", "/sessions/\(id)/state", headers: bearer(token))
+        XCTAssertEqual(first.status, 200)
+        XCTAssertEqual(first.header("ETag"), "\"0\"")
+        XCTAssertEqual(first.json["version"] as? Int, 0)
+        let cached = try client.request("GET", "/sessions/\(id)/state", headers: bearer(token).merging(["If-None-Match": "\"0\""]) { $1 })
+        XCTAssertEqual(cached.status, 304)
+        XCTAssertTrue(cached.body.isEmpty)
+        _ = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"counter/incrTapped"}"#)
+        let stale = try client.request("GET", "/sessions/\(id)/state", headers: bearer(token).merging(["If-None-Match": "\"0\""]) { $1 })
+        XCTAssertEqual(stale.status, 200)
+        XCTAssertEqual(stale.header("ETag"), "\"1\"")
+    }
+
+    func testJSONPointerPathWithEscapes() throws {
+        let fixture = try ServerFixture()
+        let state = #"{"kind":"shop","state":{"products":["a/b","c~d"]}}"#
+        let (id, token) = try fixture.createSession(state)
+        let client = try fixture.client()
+        let item = try client.request("GET", "/sessions/\(id)/state?path=/products/1", headers: bearer(token))
+        XCTAssertEqual(item.status, 200)
+        XCTAssertEqual(item.text, #"{"version":0,"path":"/products/1","value":"c~d"}"#)
+
+        let tasks = try fixture.createSession(#"{"kind":"tasks"}"#)
+        _ = try client.request("POST", "/sessions/\(tasks.id)/actions", headers: bearer(tasks.token), body: #"{"type":"tasks/add","payload":{"title":"x"}}"#)
+        let task = try client.request("GET", "/sessions/\(tasks.id)/state?path=%2Ftasks%2FbyId%2F1%2Ftitle", headers: bearer(tasks.token))
+        XCTAssertEqual(task.json["value"] as? String, "x")
+        let missing = try client.request("GET", "/sessions/\(tasks.id)/state?path=/tasks/byId/9", headers: bearer(tasks.token))
+        XCTAssertEqual(missing.status, 404)
+        XCTAssertEqual(missing.json["type"] as? String, "/problems/path-not-found")
+        XCTAssertEqual(try client.request("GET", "/sessions/\(tasks.id)/state?path=tasks", headers: bearer(tasks.token)).status, 400)
+    }
+
+    func testPointerEscapesTildeZeroAndOne() throws {
+        let fixture = try ServerFixture()
+        let (id, token) = try fixture.createSession(#"{"kind":"tasks"}"#)
+        let client = try fixture.client()
+        _ = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"tasks/add","payload":{"title":"a"}}"#)
+        // "~1" is "/" and "~0" is "~" (RFC 6901 §4); no key here has either, so both are 404 but parse.
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state?path=/tasks/by~1Id", headers: bearer(token)).status, 404)
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state?path=/tasks/by~0Id", headers: bearer(token)).status, 404)
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state?path=", headers: bearer(token)).json["version"] as? Int, 1)
+    }
+
+    func testTimeTravelByReplay() throws {
+        let fixture = try ServerFixture { $0.history = 30 }
+        let (id, token) = try fixture.createSession()
+        let client = try fixture.client()
+        for _ in 0..<50 {
+            _ = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"counter/incrTapped"}"#)
+        }
+        let past = try client.request("GET", "/sessions/\(id)/state?version=37", headers: bearer(token))
+        XCTAssertEqual(past.status, 200, past.text)
+        XCTAssertEqual(past.json["version"] as? Int, 37)
+        XCTAssertEqual((past.json["state"] as? [String: Any])?["count"] as? Int, 37)
+        let ahead = try client.request("GET", "/sessions/\(id)/state?version=51", headers: bearer(token))
+        XCTAssertEqual(ahead.status, 404)
+        XCTAssertEqual(ahead.json["type"] as? String, "/problems/version-not-found")
+        let old = try client.request("GET", "/sessions/\(id)/state?version=2", headers: bearer(token))
+        XCTAssertEqual(old.status, 404)
+        XCTAssertEqual(old.json["type"] as? String, "/problems/version-not-found")
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state?version=x", headers: bearer(token)).status, 400)
+    }
+
+    func testActionLogPagesWithSinceLimitAndNext() throws {
+        let fixture = try ServerFixture()
+        let (id, token) = try fixture.createSession()
+        let client = try fixture.client()
+        for _ in 0..<5 {
+            _ = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"counter/incrTapped"}"#)
+        }
+        let page = try client.request("GET", "/sessions/\(id)/actions?since=1&limit=2", headers: bearer(token))
+        XCTAssertEqual(page.status, 200)
+        let actions = try XCTUnwrap(page.json["actions"] as? [[String: Any]])
+        XCTAssertEqual(actions.map { $0["version"] as? Int }, [2, 3])
+        XCTAssertEqual(actions.first?["type"] as? String, "counter/incrTapped")
+        XCTAssertEqual(actions.first?["source"] as? String, "client")
+        XCTAssertNotNil(actions.first?["at"] as? String)
+        XCTAssertNil(actions.first?["payload"])
+        XCTAssertEqual(page.json["next"] as? Int, 3)
+        let last = try client.request("GET", "/sessions/\(id)/actions?since=3", headers: bearer(token))
+        XCTAssertEqual((last.json["actions"] as? [Any])?.count, 2)
+        XCTAssertTrue(last.json["next"] is NSNull)
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)/actions?limit=0", headers: bearer(token)).status, 400)
+    }
+
+    func testEffectActionsAreLoggedWithSourceEffect() throws {
+        let fixture = try ServerFixture()
+        let (id, token) = try fixture.createSession(#"{"kind":"login"}"#)
+        let client = try fixture.client()
+        let events = try fixture.client()
+        _ = try events.openEvents("/sessions/\(id)/events", headers: bearer(token))
+        _ = try events.nextEvent()  // snapshot
+        _ = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"login/emailChanged","payload":"a@b.c"}"#)
+        XCTAssertEqual(try events.nextEvent().event, "change")
+        XCTAssertEqual(try events.nextEvent().json["version"] as? Int, 2)   // the effect's answer arrived
+        let log = try client.request("GET", "/sessions/\(id)/actions", headers: bearer(token))
+        let actions = try XCTUnwrap(log.json["actions"] as? [[String: Any]])
+        XCTAssertEqual(actions.map { $0["source"] as? String }, ["client", "effect"])
+        XCTAssertEqual(actions.last?["type"] as? String, "login/emailValidated")
+    }
+}
