@@ -1,0 +1,79 @@
+import Foundation
+import XCTest
+@testable import StorehouseServer
+
+/// API.md "Durability": sessions survive a restart; a disk that refuses an append refuses the action.
+final class DurabilityTests: XCTestCase {
+    func testRestartKeepsStateTokenLogAndIdempotencyKeys() throws {
+        let directory = temporaryDirectory()
+        var id = "", token = ""
+        var firstAnswer = ""
+        do {
+            let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory }
+            (id, token) = try fixture.createSession(#"{"kind":"tasks"}"#)
+            let client = try fixture.client()
+            firstAnswer = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token).merging(["Idempotency-Key": "add-1"]) { $1 },
+                                             body: #"{"type":"tasks/add","payload":{"title":"survive"}}"#).text
+            _ = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"[{"type":"tasks/toggleDone","payload":{"id":1}},{"type":"tasks/favorite","payload":{"id":1}}]"#)
+            fixture.server.shutdown()
+        }
+        let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory }
+        let client = try fixture.client()
+        let state = try client.request("GET", "/sessions/\(id)/state", headers: bearer(token))
+        XCTAssertEqual(state.status, 200)
+        XCTAssertEqual(state.text, #"{"version":3,"state":{"tasks":{"byId":{"1":{"id":1,"title":"survive","done":true}},"allIds":[1]},"favoriteIds":[1],"nextId":2}}"#)
+        let log = try client.request("GET", "/sessions/\(id)/actions", headers: bearer(token))
+        XCTAssertEqual((log.json["actions"] as? [[String: Any]])?.map { $0["version"] as? Int }, [1, 2, 3])
+        let replay = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token).merging(["Idempotency-Key": "add-1"]) { $1 },
+                                        body: #"{"type":"tasks/add","payload":{"title":"survive"}}"#)
+        XCTAssertEqual(replay.header("Idempotent-Replayed"), "true")
+        XCTAssertEqual(replay.json["version"] as? Int, 1)
+        XCTAssertEqual(replay.text, firstAnswer)
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)", headers: bearer(token)).json["version"] as? Int, 3)
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state", headers: bearer("wrong")).status, 401)
+    }
+
+    func testTokenIsNeverWrittenToDisk() throws {
+        let directory = temporaryDirectory()
+        let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory }
+        let (_, token) = try fixture.createSession()
+        fixture.server.shutdown()
+        let files = FileManager.default.enumerator(atPath: directory)?.compactMap { $0 as? String } ?? []
+        XCTAssertFalse(files.isEmpty)
+        for file in files {
+            let data = FileManager.default.contents(atPath: directory + "/" + file) ?? Data()
+            XCTAssertNil(data.range(of: Data(token.utf8)), "\(file) holds the token")
+        }
+    }
+
+    func testRefusedAppendAnswers503AndChangesNothing() throws {
+        let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = temporaryDirectory() }
+        let (id, token) = try fixture.createSession()
+        let client = try fixture.client()
+        XCTAssertEqual(try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"counter/incrTapped"}"#).status, 200)
+        let journal = try XCTUnwrap(fixture.server.journal)
+        journal.injectFault(.diskFull())
+        let refused = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"counter/incrTapped"}"#)
+        XCTAssertEqual(refused.status, 503)
+        XCTAssertEqual(refused.json["type"] as? String, "/problems/journal-unavailable")
+        XCTAssertNotNil(refused.header("Retry-After"))
+        let state = try client.request("GET", "/sessions/\(id)/state", headers: bearer(token))
+        XCTAssertEqual(state.json["version"] as? Int, 1, "reads keep working and the state did not advance")
+        journal.injectFault(nil)
+        let accepted = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"counter/incrTapped"}"#)
+        XCTAssertEqual(accepted.status, 200, accepted.text)
+        XCTAssertEqual(accepted.json["version"] as? Int, 2)
+    }
+
+    func testDeleteRemovesTheSessionsFiles() throws {
+        let directory = temporaryDirectory()
+        let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory }
+        let (id, token) = try fixture.createSession()
+        let (other, _) = try fixture.createSession()
+        let listing = { (FileManager.default.enumerator(atPath: directory)?.compactMap { $0 as? String } ?? []).joined(separator: "\n") }
+        XCTAssertTrue(listing().contains(id))
+        XCTAssertEqual(try fixture.client().request("DELETE", "/sessions/\(id)", headers: bearer(token)).status, 204)
+        XCTAssertFalse(listing().contains(id))
+        XCTAssertTrue(listing().contains(other))
+    }
+}
