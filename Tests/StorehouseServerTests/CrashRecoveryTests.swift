@@ -26,9 +26,10 @@ final class CrashRecoveryTests: XCTestCase {
             try verify(port: server.port, id: id, token: token, acknowledged: acknowledged.withLock { $0 }, batches: batches.withLock { $0 }, round: round)
 
             let writers = DispatchGroup()
+            let (port, session, bearerToken) = (server.port, id, token)
             for writer in 0..<6 {
                 DispatchQueue.global().async(group: writers) {
-                    guard let client = try? TestClient(port: server.port) else { return }
+                    guard let client = try? TestClient(port: port) else { return }
                     var n = 0
                     while true {
                         n += 1
@@ -37,7 +38,7 @@ final class CrashRecoveryTests: XCTestCase {
                         let body = isBatch ? #"[{"type":"shop/add","payload":"\#(name)a"},{"type":"shop/add","payload":"\#(name)b"}]"#
                                            : #"{"type":"shop/add","payload":"\#(name)"}"#
                         if isBatch { batches.withLock { $0.append((name + "a", name + "b")) } }
-                        guard let response = try? client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: body) else { return }
+                        guard let response = try? client.request("POST", "/sessions/\(session)/actions", headers: bearer(bearerToken), body: body) else { return }
                         guard response.status == 200 else { continue }
                         acknowledged.withLock { set in
                             if isBatch { set.insert(name + "a"); set.insert(name + "b") } else { set.insert(name) }
