@@ -107,11 +107,14 @@ start() {  # start LOGFILE
       pm run -d --name "$NAME" "${PODMAN_RUN_ARGS[@]}" --network host -e "PORT=$PORT" \
         -v "$VOLUME:/data" "$TAG" >/dev/null 2>"$1" ;;
     buildah)
-      # The image's USER, WORKDIR and ENV apply; /data is a host directory owned by the image's user.
+      # The image's USER, WORKDIR and ENV apply. buildah 1.28's chroot isolation lays the image's
+      # anonymous VOLUME /data over a bind mount at the same path, so the host directory goes
+      # elsewhere and STOREHOUSE_DATA_DIR points there (it is the same variable the image sets).
       CTR=$(bh from --pull=never "$TAG" 2>>"$1") || return 1
       mapfile -t ARGV < <(bh inspect --type container \
         --format '{{range .OCIv1.Config.Entrypoint}}{{println .}}{{end}}{{range .OCIv1.Config.Cmd}}{{println .}}{{end}}' "$CTR")
-      bh run --isolation chroot --network host --env "PORT=$PORT" -v "$DATA_DIR:/data" "$CTR" -- "${ARGV[@]}" \
+      bh run --isolation chroot --network host --env "PORT=$PORT" --env STOREHOUSE_DATA_DIR=/smoke-data \
+        -v "$DATA_DIR:/smoke-data" "$CTR" -- "${ARGV[@]}" \
         >>"$1" 2>&1 </dev/null &
       RUN_PID=$! ;;
   esac
@@ -151,11 +154,11 @@ send_sigterm() {
     buildah) local p; p=$(server_pid); [ -n "$p" ] && kill -TERM "$p" ;;
   esac
 }
-exit_status() {  # after the process ended: its exit status
+exit_status() {  # after the process ended: its exit status (not in a subshell: `wait` needs the job)
   case $ENGINE in
-    docker) docker inspect -f '{{.State.ExitCode}}' "$NAME" ;;
-    podman) pm inspect -f '{{.State.ExitCode}}' "$NAME" ;;
-    buildah) wait "$RUN_PID"; echo $? ;;
+    docker) STATUS=$(docker inspect -f '{{.State.ExitCode}}' "$NAME") ;;
+    podman) STATUS=$(pm inspect -f '{{.State.ExitCode}}' "$NAME") ;;
+    buildah) wait "$RUN_PID"; STATUS=$?; RUN_PID= ;;
   esac
 }
 remove() {
@@ -174,7 +177,13 @@ image_bytes() {
   case $ENGINE in
     docker) docker image inspect -f '{{.Size}}' "$TAG" ;;
     podman) pm image inspect -f '{{.Size}}' "$TAG" ;;
-    buildah) bh images --json "$TAG" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["size"])' ;;
+    buildah)
+      # `buildah images` rounds ("136 MB"); the unpacked root filesystem is what podman/docker count.
+      local c m b
+      c=$(bh from --pull=never "$TAG" 2>/dev/null) || return 1
+      m=$(bh mount "$c" 2>/dev/null) && b=$(du -sb "$m" | cut -f1)
+      bh umount "$c" >/dev/null 2>&1; bh rm "$c" >/dev/null 2>&1
+      [ -n "${b:-}" ] && echo "$b" ;;
   esac
 }
 
@@ -217,7 +226,7 @@ fi
 
 # ---- 2. size -------------------------------------------------------------------------------------
 bytes=$(image_bytes 2>/dev/null) || bytes=
-if [ -z "$bytes" ]; then
+if ! [[ $bytes =~ ^[0-9]+$ ]]; then
   bad "could not read the size of $TAG"
 elif [ "$bytes" -ge $((MAX_MB * 1000 * 1000)) ]; then
   bad "image size $((bytes / 1000000)) MB ($bytes bytes), limit $MAX_MB MB"
@@ -274,7 +283,7 @@ stopped=0
 for _ in $(seq 1 100); do alive || { stopped=1; break; }; sleep 0.05; done
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 if [ $stopped = 1 ]; then
-  status=$(exit_status 2>/dev/null | tr -d '\r\n')
+  STATUS=; exit_status 2>/dev/null; status=$(printf '%s' "$STATUS" | tr -d '\r\n')
   [ "$status" = 0 ] && ok "SIGTERM: exited with status 0 after $ms ms" || bad "SIGTERM: exited with status '$status' after $ms ms"
 else
   bad "SIGTERM: still running after 5 s"
