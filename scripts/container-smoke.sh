@@ -1,0 +1,314 @@
+#!/usr/bin/env bash
+# container-smoke.sh [CONTEXT_DIR] - build the Storehouse image and check it end to end:
+#   1. it builds (docker, podman or buildah, whichever works here; vfs storage for podman and
+#      buildah; no pulls when the base images are already local, i.e. no registry needed);
+#   2. the image is under 150 MB;
+#   3. it starts and GET /healthz answers 200 (and prints how soon /readyz answered 200);
+#   4. `storehouse --version` and `storehouse healthcheck` work inside it; the server's uid is not 0;
+#   5. a session can be created and actions posted;
+#   6. SIGTERM: an open SSE stream gets `event: end` with reason `shutdown`, and the process exits
+#      with status 0 within 5 s;
+#   7. started again on the same /data volume, the session is there at the same version.
+#
+#   bash scripts/container-smoke.sh            # the repository's Dockerfile
+#   SMOKE_ENGINE=buildah bash scripts/container-smoke.sh
+#
+# Env: SMOKE_ENGINE (docker|podman|buildah; default: the first that works, in that order),
+#      SMOKE_TAG (default storehouse:smoke), SMOKE_SKIP_BUILD=1 (check an image built before),
+#      SMOKE_MAX_MB (default 150), KEEP_LOGS=1 keeps the logs directory.
+# Prints one line per check and a verdict; exit 0 = pass, 1 = fail, 2 = no engine / usage.
+set -uo pipefail
+
+PROG=${0##*/}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CONTEXT=${1:-$ROOT}
+[ -f "$CONTEXT/Dockerfile" ] || { echo "usage: $PROG [CONTEXT_DIR]   ($CONTEXT has no Dockerfile)" >&2; exit 2; }
+TAG=${SMOKE_TAG:-storehouse:smoke}
+MAX_MB=${SMOKE_MAX_MB:-150}
+NAME=storehouse-smoke-$$
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/container-smoke.XXXXXX")
+VOLUME=storehouse-smoke-$$          # docker/podman named volume
+DATA_DIR=$WORK/data                 # buildah bind-mounted directory
+RUN_PID=                            # buildah: the `buildah run` process
+CTR=                                # buildah: the working container
+STREAM_PID=
+FAILED=0
+
+log() { printf '%s\n' "$*"; }
+ok() { log "ok   $*"; }
+bad() { log "FAIL $*"; FAILED=1; }
+die() { bad "$*"; exit 1; }
+
+# ---- engine -----------------------------------------------------------------------------------
+pick_engine() {
+  if [ -n "${SMOKE_ENGINE:-}" ]; then echo "$SMOKE_ENGINE"; return; fi
+  if command -v docker >/dev/null && docker info >/dev/null 2>&1; then echo docker; return; fi
+  if command -v podman >/dev/null; then echo podman; return; fi
+  if command -v buildah >/dev/null; then echo buildah; return; fi
+  echo none
+}
+ENGINE=$(pick_engine)
+PODMAN_ARGS=()
+case $ENGINE in
+  docker) ;;
+  podman)
+    PODMAN_ARGS=(--storage-driver vfs)
+    # Hosts without systemd/cgroup delegation (like CI containers) need runc and no default
+    # ulimits (../shared/tools/README.md); harmless elsewhere.
+    if command -v runc >/dev/null; then PODMAN_RUN_ARGS=(--runtime runc); else PODMAN_RUN_ARGS=(); fi
+    printf '[containers]\ndefault_ulimits = []\n' >"$WORK/containers.conf"
+    export CONTAINERS_CONF=$WORK/containers.conf
+    ;;
+  buildah) ;;
+  *) echo "$PROG: no docker daemon, podman or buildah here" >&2; exit 2 ;;
+esac
+pm() { podman "${PODMAN_ARGS[@]}" "$@"; }
+bh() { buildah --storage-driver vfs "$@"; }
+
+# Base images the Dockerfile names; when all are local, build without touching a registry.
+pull_flag() {
+  local img all=1
+  for img in $(sed -n 's/^ARG [A-Z_]*IMAGE=//p' "$CONTEXT/Dockerfile"); do
+    case $ENGINE in
+      podman) pm image exists "$img" || all=0 ;;
+      buildah) bh inspect --type image "$img" >/dev/null 2>&1 || all=0 ;;
+    esac
+  done
+  if [ $all = 1 ]; then echo --pull=never; else echo --pull=false; fi
+}
+
+free_port() {
+  local p
+  for _ in $(seq 1 100); do
+    p=$((20000 + RANDOM % 40000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
+  done
+  return 1
+}
+PORT=$(free_port) || { echo "$PROG: no free port" >&2; exit 2; }
+BASE=http://127.0.0.1:$PORT
+
+# All descendants of a PID, children first.
+descendants() { local k; for k in $(pgrep -P "$1" 2>/dev/null); do echo "$k"; descendants "$k"; done; }
+# The host PID of the server process inside a buildah run (the deepest `storehouse` below RUN_PID).
+server_pid() {
+  local p
+  for p in $(descendants "$RUN_PID"); do
+    [ "$(cat "/proc/$p/comm" 2>/dev/null)" = storehouse ] && echo "$p"
+  done | tail -n 1
+}
+
+# ---- lifecycle per engine -----------------------------------------------------------------------
+start() {  # start LOGFILE
+  case $ENGINE in
+    docker)
+      docker run -d --name "$NAME" -p "127.0.0.1:$PORT:8080" -v "$VOLUME:/data" "$TAG" >/dev/null 2>"$1" ;;
+    podman)
+      pm run -d --name "$NAME" "${PODMAN_RUN_ARGS[@]}" --network host -e "PORT=$PORT" \
+        -v "$VOLUME:/data" "$TAG" >/dev/null 2>"$1" ;;
+    buildah)
+      # The image's USER, WORKDIR and ENV apply. buildah 1.28's chroot isolation lays the image's
+      # anonymous VOLUME /data over a bind mount at the same path, so the host directory goes
+      # elsewhere and STOREHOUSE_DATA_DIR points there (it is the same variable the image sets).
+      CTR=$(bh from --pull=never "$TAG" 2>>"$1") || return 1
+      mapfile -t ARGV < <(bh inspect --type container \
+        --format '{{range .OCIv1.Config.Entrypoint}}{{println .}}{{end}}{{range .OCIv1.Config.Cmd}}{{println .}}{{end}}' "$CTR")
+      bh run --isolation chroot --network host --env "PORT=$PORT" --env STOREHOUSE_DATA_DIR=/smoke-data \
+        -v "$DATA_DIR:/smoke-data" "$CTR" -- "${ARGV[@]}" \
+        >>"$1" 2>&1 </dev/null &
+      RUN_PID=$! ;;
+  esac
+}
+logs() {  # logs FILE
+  case $ENGINE in
+    docker) docker logs "$NAME" >>"$1" 2>&1 ;;
+    podman) pm logs "$NAME" >>"$1" 2>&1 ;;
+    buildah) ;;  # the run's output already goes to the file
+  esac
+}
+alive() {
+  case $ENGINE in
+    docker) [ "$(docker inspect -f '{{.State.Running}}' "$NAME" 2>/dev/null)" = true ] ;;
+    podman) [ "$(pm inspect -f '{{.State.Running}}' "$NAME" 2>/dev/null)" = true ] ;;
+    buildah) kill -0 "$RUN_PID" 2>/dev/null ;;
+  esac
+}
+in_container() {  # in_container CMD... (prints its output, returns its status)
+  case $ENGINE in
+    docker) docker exec "$NAME" "$@" ;;
+    podman) pm exec "$NAME" "$@" ;;
+    buildah) bh run --isolation chroot --network host --env "PORT=$PORT" "$CTR" -- "$@" ;;
+  esac
+}
+server_uid() {
+  case $ENGINE in
+    docker) docker exec "$NAME" id -u ;;
+    podman) pm exec "$NAME" id -u ;;
+    buildah) awk '/^Uid:/ { print $2 }' "/proc/$(server_pid)/status" 2>/dev/null ;;
+  esac
+}
+send_sigterm() {
+  case $ENGINE in
+    docker) docker kill --signal TERM "$NAME" >/dev/null ;;
+    podman) pm kill --signal TERM "$NAME" >/dev/null ;;
+    buildah) local p; p=$(server_pid); [ -n "$p" ] && kill -TERM "$p" ;;
+  esac
+}
+exit_status() {  # after the process ended: its exit status (not in a subshell: `wait` needs the job)
+  case $ENGINE in
+    docker) STATUS=$(docker inspect -f '{{.State.ExitCode}}' "$NAME") ;;
+    podman) STATUS=$(pm inspect -f '{{.State.ExitCode}}' "$NAME") ;;
+    buildah) wait "$RUN_PID"; STATUS=$?; RUN_PID= ;;
+  esac
+}
+remove() {
+  case $ENGINE in
+    docker) docker rm -f "$NAME" >/dev/null 2>&1 ;;
+    podman) pm rm -f "$NAME" >/dev/null 2>&1 ;;
+    buildah)
+      if [ -n "$RUN_PID" ] && kill -0 "$RUN_PID" 2>/dev/null; then
+        kill -KILL $(descendants "$RUN_PID") "$RUN_PID" 2>/dev/null; wait "$RUN_PID" 2>/dev/null
+      fi
+      RUN_PID=
+      [ -n "$CTR" ] && bh rm "$CTR" >/dev/null 2>&1; CTR= ;;
+  esac
+}
+image_bytes() {
+  case $ENGINE in
+    docker) docker image inspect -f '{{.Size}}' "$TAG" ;;
+    podman) pm image inspect -f '{{.Size}}' "$TAG" ;;
+    buildah)
+      # `buildah images` rounds ("136 MB"); the unpacked root filesystem is what podman/docker count.
+      local c m b
+      c=$(bh from --pull=never "$TAG" 2>/dev/null) || return 1
+      m=$(bh mount "$c" 2>/dev/null) && b=$(du -sb "$m" | cut -f1)
+      bh umount "$c" >/dev/null 2>&1; bh rm "$c" >/dev/null 2>&1
+      [ -n "${b:-}" ] && echo "$b" ;;
+  esac
+}
+
+cleanup() {
+  [ -n "$STREAM_PID" ] && kill "$STREAM_PID" 2>/dev/null
+  remove
+  case $ENGINE in
+    docker) docker volume rm "$VOLUME" >/dev/null 2>&1 ;;
+    podman) pm volume rm "$VOLUME" >/dev/null 2>&1 ;;
+  esac
+  if [ "${KEEP_LOGS:-0}" = 1 ] || [ $FAILED = 1 ]; then echo "$PROG: logs in $WORK" >&2; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+trap 'FAILED=1; exit 1' INT TERM
+
+wait_http() {  # wait_http PATH SECONDS LOGFILE -> 0 when 200
+  local deadline=$((SECONDS + $2)) code
+  while [ $SECONDS -lt $deadline ]; do
+    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$BASE$1") || true
+    [ "$code" = 200 ] && return 0
+    alive || { logs "$3"; return 1; }
+    sleep 0.02
+  done
+  return 1
+}
+show() { [ -s "$1" ] && tail -n 20 "$1" | sed 's/^/  | /'; }
+json_field() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
+
+# ---- 1. build ------------------------------------------------------------------------------------
+log "engine: $ENGINE; image $TAG from $CONTEXT; port $PORT"
+if [ "${SMOKE_SKIP_BUILD:-0}" != 1 ]; then
+  t0=$SECONDS
+  case $ENGINE in
+    docker) docker build -t "$TAG" "$CONTEXT" >"$WORK/build.log" 2>&1 ;;
+    podman) pm build $(pull_flag) --format docker --layers=false -t "$TAG" "$CONTEXT" >"$WORK/build.log" 2>&1 ;;
+    buildah) bh bud --isolation chroot $(pull_flag) --format docker --layers=false -t "$TAG" "$CONTEXT" >"$WORK/build.log" 2>&1 ;;
+  esac || { show "$WORK/build.log"; die "build failed after $((SECONDS - t0)) s (log $WORK/build.log)"; }
+  ok "built $TAG in $((SECONDS - t0)) s"
+fi
+
+# ---- 2. size -------------------------------------------------------------------------------------
+bytes=$(image_bytes 2>/dev/null) || bytes=
+if ! [[ $bytes =~ ^[0-9]+$ ]]; then
+  bad "could not read the size of $TAG"
+elif [ "$bytes" -ge $((MAX_MB * 1000 * 1000)) ]; then
+  bad "image size $((bytes / 1000000)) MB ($bytes bytes), limit $MAX_MB MB"
+else
+  ok "image size $((bytes / 1000000)) MB ($bytes bytes), limit $MAX_MB MB"
+fi
+
+# ---- 3. start --------------------------------------------------------------------------------------
+if [ $ENGINE = buildah ]; then
+  mkdir -p "$DATA_DIR"
+  # The image runs as uid 10001 (Dockerfile USER); a bind-mounted directory must be its own.
+  chown 10001:10001 "$DATA_DIR" 2>/dev/null || chmod 0777 "$DATA_DIR"
+fi
+t0=$(date +%s%N)
+start "$WORK/run1.log" || { show "$WORK/run1.log"; die "the container did not start"; }
+if wait_http /readyz 30 "$WORK/run1.log"; then
+  ok "/readyz 200 $(( ($(date +%s%N) - t0) / 1000000 )) ms after the start command (container start included)"
+else
+  logs "$WORK/run1.log"; show "$WORK/run1.log"; die "/readyz did not answer 200 within 30 s"
+fi
+code=$(curl -s -o "$WORK/healthz" -w '%{http_code}' --max-time 5 "$BASE/healthz")
+[ "$code" = 200 ] && ok "/healthz 200 $(cat "$WORK/healthz")" || bad "/healthz answered $code"
+
+# ---- 4. inside -------------------------------------------------------------------------------------
+v=$(in_container storehouse --version 2>&1) && ok "storehouse --version: $v" || bad "storehouse --version failed: $v"
+h=$(in_container storehouse healthcheck 2>&1) && ok "storehouse healthcheck: exit 0 ($h)" || bad "storehouse healthcheck failed: $h"
+uid=$(server_uid 2>/dev/null | tr -d '\r\n')
+if [ -z "$uid" ]; then bad "could not read the server's uid"
+elif [ "$uid" = 0 ]; then bad "the server runs as root (uid 0)"
+else ok "the server runs as uid $uid (not root)"; fi
+
+# ---- 5. a session and actions ----------------------------------------------------------------------
+session=$(curl -s --max-time 5 -X POST "$BASE/sessions" -d '{"kind":"counter"}')
+SID=$(printf '%s' "$session" | json_field id 2>/dev/null) || SID=
+TOKEN=$(printf '%s' "$session" | json_field token 2>/dev/null) || TOKEN=
+[ -n "$SID" ] && [ -n "$TOKEN" ] && ok "created session $SID" || die "POST /sessions answered: $session"
+for n in 1 2 3; do
+  answer=$(curl -s --max-time 5 -H "Authorization: Bearer $TOKEN" -d '{"type":"counter/incrTapped"}' "$BASE/sessions/$SID/actions")
+  version=$(printf '%s' "$answer" | json_field version 2>/dev/null) || version=
+  [ "$version" = "$n" ] || die "POST action $n answered: $answer"
+done
+ok "posted 3 actions: version 3"
+
+# ---- 6. SIGTERM --------------------------------------------------------------------------------------
+curl -s -N --max-time 15 -H "Authorization: Bearer $TOKEN" -H "Last-Event-ID: 3" \
+  "$BASE/sessions/$SID/events" >"$WORK/stream" 2>/dev/null &
+STREAM_PID=$!
+# The stream is open once its first bytes (`retry:`) arrived.
+for _ in $(seq 1 100); do [ -s "$WORK/stream" ] && break; sleep 0.05; done
+[ -s "$WORK/stream" ] || bad "the SSE stream sent nothing before the shutdown"
+t0=$(date +%s%N)
+send_sigterm || bad "could not send SIGTERM"
+stopped=0
+for _ in $(seq 1 100); do alive || { stopped=1; break; }; sleep 0.05; done
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+if [ $stopped = 1 ]; then
+  STATUS=; exit_status 2>/dev/null; status=$(printf '%s' "$STATUS" | tr -d '\r\n')
+  [ "$status" = 0 ] && ok "SIGTERM: exited with status 0 after $ms ms" || bad "SIGTERM: exited with status '$status' after $ms ms"
+else
+  bad "SIGTERM: still running after 5 s"
+fi
+logs "$WORK/run1.log"
+wait "$STREAM_PID" 2>/dev/null; STREAM_PID=
+if grep -q '^event: end' "$WORK/stream" && grep -q '"reason":"shutdown"' "$WORK/stream"; then
+  ok "the SSE subscriber got: event: end {\"reason\":\"shutdown\"}"
+else
+  bad "the SSE subscriber did not get event: end with reason shutdown; it got:"; sed 's/^/  | /' "$WORK/stream"
+fi
+remove
+
+# ---- 7. restart on the same volume -----------------------------------------------------------------
+start "$WORK/run2.log" || { show "$WORK/run2.log"; die "the container did not start again"; }
+wait_http /readyz 30 "$WORK/run2.log" || { logs "$WORK/run2.log"; show "$WORK/run2.log"; die "/readyz did not answer 200 after the restart"; }
+state=$(curl -s --max-time 5 -H "Authorization: Bearer $TOKEN" "$BASE/sessions/$SID/state")
+case $state in
+  '{"version":3,"state":{"count":3,'*) ok "after a restart on the same volume: $state" ;;
+  *) bad "after a restart the session answered: $state" ;;
+esac
+send_sigterm >/dev/null 2>&1
+for _ in $(seq 1 100); do alive || break; sleep 0.05; done
+logs "$WORK/run2.log"
+
+if [ $FAILED = 0 ]; then log "PASS: $TAG ($ENGINE)"; exit 0; fi
+log "FAIL: $TAG ($ENGINE); server output: $WORK/run1.log, $WORK/run2.log"
+exit 1
