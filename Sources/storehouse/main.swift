@@ -39,7 +39,7 @@ case .serve(let configuration):
     for number in [SIGTERM, SIGINT] {
         signal(number, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
-        source.setEventHandler {
+        source.setEventHandler { @Sendable in
             FileHandle.standardError.write(Data("storehouse: shutting down\n".utf8))
             server.shutdown()
             exit(0)
