@@ -1,0 +1,46 @@
+import Foundation
+import XCTest
+
+/// The `storehouse` executable itself: signals, exit status, flags.
+final class ProcessLifecycleTests: XCTestCase {
+    func testSIGTERMEndsStreamsAnswersAndExitsZero() throws {
+        let directory = temporaryDirectory()
+        let server = try ServerProcess(arguments: ["--data-dir", directory])
+        try server.waitUntilReady()
+        let created = try TestClient(port: server.port).request("POST", "/sessions")
+        let id = created.json["id"] as? String ?? "", token = created.json["token"] as? String ?? ""
+        XCTAssertEqual(try TestClient(port: server.port).request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"counter/incrTapped"}"#).status, 200)
+        let events = try TestClient(port: server.port)
+        _ = try events.openEvents("/sessions/\(id)/events", headers: bearer(token))
+        _ = try events.nextEvent(); _ = try events.nextEvent()
+
+        let started = Date()
+        kill(server.process.processIdentifier, SIGTERM)
+        let end = try events.nextEvent()
+        XCTAssertEqual(end.event, "end")
+        XCTAssertEqual(end.json["reason"] as? String, "shutdown")
+        server.process.waitUntilExit()
+        XCTAssertEqual(server.process.terminationReason, .exit)
+        XCTAssertEqual(server.process.terminationStatus, 0)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+
+        let again = try ServerProcess(arguments: ["--data-dir", directory])
+        try again.waitUntilReady()
+        XCTAssertEqual(try TestClient(port: again.port).request("GET", "/sessions/\(id)", headers: bearer(token)).json["version"] as? Int, 1)
+        again.kill(SIGTERM)
+    }
+
+    func testInvalidFlagStopsTheStartWithOneLineNamingIt() throws {
+        let process = Process()
+        process.executableURL = ServerProcess.executable
+        process.arguments = ["--fsync", "sometimes"]
+        let pipe = Pipe()
+        process.standardError = pipe
+        try process.run()
+        process.waitUntilExit()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertNotEqual(process.terminationStatus, 0)
+        XCTAssertTrue(text.contains("--fsync"), text)
+        XCTAssertEqual(text.split(separator: "\n").count, 1, text)
+    }
+}
