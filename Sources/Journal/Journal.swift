@@ -140,6 +140,17 @@ public final class Journal: Sendable {
         }
     }
 
+    /// Counters since start, read on the writer thread (for logs, /metrics and benchmarks).
+    public func statistics() -> JournalStatistics {
+        let result = Mutex(JournalStatistics())
+        let done = DispatchSemaphore(value: 0)
+        if writer.submit(.statistics(done: { c in
+            result.withLock { $0 = c }
+            done.signal()
+        })) { done.wait() }
+        return result.withLock { $0 }
+    }
+
     /// Test hook: makes the next writes or syncs fail as if the disk did (nil clears it).
     public func injectFault(_ fault: JournalFault?) {
         disk.inject(fault)

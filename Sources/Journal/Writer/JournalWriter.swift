@@ -19,6 +19,7 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
         case delete(id: String, done: @Sendable () -> Void)
         case adopt([RecoveredFiles], done: @Sendable () -> Void)
         case flush(done: @Sendable () -> Void)
+        case statistics(done: @Sendable (JournalStatistics) -> Void)
         case close(done: @Sendable () -> Void)
     }
 
@@ -47,16 +48,11 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
     private var sessions: [String: SessionState] = [:]
     private var unsynced: [SessionState] = []
     private var dirDirty = false
+    private var neverSynced = false
     private var lastSyncNanos: UInt64 = 0
     private var openFDs = 0
     private let fdBudget: Int
-    private(set) var counters = Counters()
-
-    struct Counters {
-        var groups = 0
-        var syncCalls = 0
-        var snapshotFailures = 0
-    }
+    private var counters = JournalStatistics()
 
     init(disk: Disk, dirFD: Int32, policy: FsyncPolicy, syncMode: SyncMode, batchInterval: Duration) {
         self.disk = disk
@@ -130,6 +126,7 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
         var completions: [Pending] = []
         var snapshots: [(SessionState, Int, [UInt8])] = []
         var flushWaiters: [@Sendable () -> Void] = []
+        var statisticsWaiters: [@Sendable (JournalStatistics) -> Void] = []
         var closing: (@Sendable () -> Void)?
         var created = false
 
@@ -186,11 +183,13 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
                     Frame.append(kind: i == records.count - 1 ? .recordEnd : .recordMore, version: r.version, payload: r.bytes, to: &s.pending)
                 }
                 if let last = records.last { s.pendingLastVersion = last.version }
+                counters.appends += 1
+                counters.records += records.count
                 touch(s)
                 completions.append(.session(s, done))
 
             case .snapshot(let id, let version, let bytes):
-                if let s = sessions[id] { snapshots.append((s, version, bytes)) }
+                if let s = sessions[id] { snapshots.append((s, version, bytes)) } else { counters.snapshotFailures += 1 }
 
             case .delete(let id, let done):
                 if let s = sessions.removeValue(forKey: id) { removeFiles(of: s) }
@@ -209,6 +208,9 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
             case .flush(let done):
                 flushWaiters.append(done)
 
+            case .statistics(let done):
+                statisticsWaiters.append(done)
+
             case .close(let done):
                 closing = done
             }
@@ -217,11 +219,14 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
         writeGroup(touched)
         if policy == .always || (created && policy == .batch) {
             syncGroup(touched)
-        } else {
+        } else if policy == .batch {
             for s in touched where s.groupError == nil && !s.deleted && !s.unsynced {
                 s.unsynced = true
                 unsynced.append(s)
             }
+        } else if !touched.isEmpty {
+            // `never` tracks no files: flush/close sync the whole file system once.
+            neverSynced = true
         }
 
         for c in completions {
@@ -243,6 +248,12 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
         }
 
         for (s, version, bytes) in snapshots { snapshot(s, version: version, bytes: bytes) }
+        if !statisticsWaiters.isEmpty {
+            var c = counters
+            c.sessions = sessions.count
+            c.openFiles = openFDs
+            statisticsWaiters.forEach { $0(c) }
+        }
 
         if !flushWaiters.isEmpty || closing != nil {
             syncUnsynced()
@@ -286,6 +297,7 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
                 }
             } catch {
                 s.groupError = error
+                counters.failedWrites += 1
                 undo(s)
             }
         }
@@ -297,6 +309,7 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
         for s in unsynced where s.unsynced && !s.inGroup && !s.deleted && s.fd >= 0 { targets.append(s) }
         sync(targets)
         for s in targets where s.groupError != nil && s.inGroup {
+            counters.failedSyncs += 1
             undo(s)
         }
         lastSyncNanos = DispatchTime.now().uptimeNanoseconds
@@ -328,6 +341,12 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
     }
 
     private func syncUnsynced() {
+        if neverSynced {
+            neverSynced = false
+            counters.syncCalls += 1
+            try? disk.syncFilesystem(dirFD)
+            dirDirty = false
+        }
         let targets = unsynced.filter { $0.unsynced && !$0.deleted && $0.fd >= 0 }
         if targets.isEmpty && !dirDirty { return }
         sync(targets)
@@ -439,6 +458,7 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
             }
         }
         s.segments = kept
+        counters.snapshots += 1
     }
 
     /// Closes the current segment (synced, so only the newest segment can ever have a torn tail) and
