@@ -308,9 +308,14 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
         var targets = touched.filter { $0.groupError == nil && !$0.deleted && $0.fd >= 0 }
         for s in unsynced where s.unsynced && !s.inGroup && !s.deleted && s.fd >= 0 { targets.append(s) }
         sync(targets)
-        for s in targets where s.groupError != nil && s.inGroup {
-            counters.failedSyncs += 1
-            undo(s)
+        for s in targets where s.groupError != nil {
+            if s.inGroup {
+                counters.failedSyncs += 1
+                undo(s)
+            } else {
+                // Written by an earlier group (batch): stays unsynced, retried by the next sync.
+                s.groupError = nil
+            }
         }
         lastSyncNanos = DispatchTime.now().uptimeNanoseconds
     }
