@@ -10,6 +10,8 @@ public struct JournalStatistics: Sendable, Equatable {
     /// Appends refused because a write or a sync failed.
     public var failedWrites = 0
     public var failedSyncs = 0
+    /// `batch` background syncs that failed (retried; the appends had already completed).
+    public var failedBackgroundSyncs = 0
     public var snapshots = 0
     public var snapshotFailures = 0
     /// Sessions held (including failed ones) and segment files open right now.

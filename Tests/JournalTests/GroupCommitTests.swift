@@ -73,4 +73,21 @@ final class GroupCommitTests: XCTestCase {
         XCTAssertEqual(after.appends - before.appends, writers * 25)
         XCTAssertLessThan(after.groups - before.groups, writers * 25)
     }
+
+    /// `batch`: completions do not wait for a sync, and the background sync follows within its interval.
+    func testBatchPolicySyncsInTheBackground() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .batch)
+        defer { j.close() }
+        _ = j.recover()
+        try j.createSession(id: "s", meta: [])
+        let before = j.statistics().syncCalls
+        for v in 1...50 { XCTAssertNoThrow(try appendSync(j, "s", [(v, "x")]).get()) }
+        // The sync runs on its own thread on a timer: poll its counter with a deadline.
+        let deadline = Date().addingTimeInterval(5)
+        while j.statistics().syncCalls == before, Date() < deadline { usleep(1_000) }
+        let syncs = j.statistics().syncCalls - before
+        XCTAssertGreaterThan(syncs, 0)
+        XCTAssertLessThan(syncs, 50, "at most one sync per interval, not one per append")
+    }
 }

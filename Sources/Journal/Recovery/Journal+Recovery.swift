@@ -27,22 +27,29 @@ extension Journal {
         }
         let all = Array(byID.values)
 
-        // Files are independent per session: split them across the cores.
-        let workers = max(1, min(8, all.count / 64, ProcessInfo.processInfo.activeProcessorCount))
+        // Files are independent per session. More threads than cores: with a cold page cache the
+        // work is waiting for reads, and several reads in flight keep the disk busy.
+        let workers = max(1, min(8, all.count / 64))
         let collected = Mutex<[(outcomes: [SessionRecovery.Outcome], stats: JournalRecovery.Stats)]>([])
         let disk = self.disk
-        DispatchQueue.concurrentPerform(iterations: max(1, workers)) { w in
-            var worker = SessionRecovery(disk: disk)
-            var outcomes: [SessionRecovery.Outcome] = []
-            outcomes.reserveCapacity(all.count / max(1, workers) + 1)
-            var i = w
-            while i < all.count {
-                outcomes.append(worker.recover(all[i]))
-                i += max(1, workers)
+        let group = DispatchGroup()
+        for w in 0..<workers {
+            group.enter()
+            Thread.detachNewThread {
+                var worker = SessionRecovery(disk: disk)
+                var outcomes: [SessionRecovery.Outcome] = []
+                outcomes.reserveCapacity(all.count / workers + 1)
+                var i = w
+                while i < all.count {
+                    outcomes.append(worker.recover(all[i]))
+                    i += workers
+                }
+                let stats = worker.stats
+                collected.withLock { $0.append((outcomes, stats)) }
+                group.leave()
             }
-            let stats = worker.stats
-            collected.withLock { $0.append((outcomes, stats)) }
         }
+        group.wait()
 
         var sessions: [RecoveredSession] = []
         var failures: [(id: String, reason: String)] = []

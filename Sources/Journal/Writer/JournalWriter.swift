@@ -46,10 +46,10 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
 
     private let dirFD: Int32
     private var sessions: [String: SessionState] = [:]
-    private var unsynced: [SessionState] = []
     private var dirDirty = false
-    private var neverSynced = false
-    private var lastSyncNanos: UInt64 = 0
+    /// Written since the last full sync (batch/never): flush and close sync the file system once.
+    private var writtenSinceFlush = false
+    private let batchSyncer: BatchSyncer?
     private var openFDs = 0
     private let fdBudget: Int
     private var counters = JournalStatistics()
@@ -65,12 +65,14 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         // The server needs most descriptors for connections; a closed segment reopens on its next append.
         self.fdBudget = max(32, min(2048, Int(clamping: limit.rlim_cur) / 4))
+        self.batchSyncer = policy == .batch ? BatchSyncer(disk: disk, dirFD: dirFD, intervalNanos: batchIntervalNanos) : nil
     }
 
     func start() {
         let thread = Thread { [self] in self.run() }
         thread.name = "journal-writer"
         thread.start()
+        batchSyncer?.start()
     }
 
     /// Enqueues `op`; false once `close` has been enqueued.
@@ -91,13 +93,7 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
 
     private func run() {
         while true {
-            let timeout: DispatchTime
-            if policy == .batch, unsynced.contains(where: { $0.unsynced }) {
-                timeout = DispatchTime(uptimeNanoseconds: lastSyncNanos + batchIntervalNanos)
-            } else {
-                timeout = .distantFuture
-            }
-            _ = wake.wait(timeout: timeout)
+            wake.wait()
             let ops = queue.withLock { q -> [Op] in
                 let taken = q.ops
                 q.ops = []
@@ -105,9 +101,6 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
                 return taken
             }
             if !ops.isEmpty, !process(ops) { return }
-            if policy == .batch, DispatchTime.now().uptimeNanoseconds >= lastSyncNanos + batchIntervalNanos {
-                syncUnsynced()
-            }
         }
     }
 
@@ -219,14 +212,9 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
         writeGroup(touched)
         if policy == .always || (created && policy == .batch) {
             syncGroup(touched)
-        } else if policy == .batch {
-            for s in touched where s.groupError == nil && !s.deleted && !s.unsynced {
-                s.unsynced = true
-                unsynced.append(s)
-            }
         } else if !touched.isEmpty {
-            // `never` tracks no files: flush/close sync the whole file system once.
-            neverSynced = true
+            writtenSinceFlush = true
+            batchSyncer?.markDirty()
         }
 
         for c in completions {
@@ -250,13 +238,14 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
         for (s, version, bytes) in snapshots { snapshot(s, version: version, bytes: bytes) }
         if !statisticsWaiters.isEmpty {
             var c = counters
+            if let b = batchSyncer?.counts { c.syncCalls += b.syncs; c.failedBackgroundSyncs = b.failures }
             c.sessions = sessions.count
             c.openFiles = openFDs
             statisticsWaiters.forEach { $0(c) }
         }
 
         if !flushWaiters.isEmpty || closing != nil {
-            syncUnsynced()
+            syncAll()
             flushWaiters.forEach { $0() }
         }
         if let closing {
@@ -264,6 +253,7 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
                 disk.close(s.fd)
                 s.fd = -1
             }
+            batchSyncer?.stop()
             disk.close(dirFD)
             closing()
             return false
@@ -303,21 +293,14 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
         }
     }
 
-    /// Syncs the files written in this group (and anything left unsynced), then the directory if it changed.
+    /// Syncs the files written in this group, then the directory if it changed.
     private func syncGroup(_ touched: [SessionState]) {
-        var targets = touched.filter { $0.groupError == nil && !$0.deleted && $0.fd >= 0 }
-        for s in unsynced where s.unsynced && !s.inGroup && !s.deleted && s.fd >= 0 { targets.append(s) }
+        let targets = touched.filter { $0.groupError == nil && !$0.deleted && $0.fd >= 0 }
         sync(targets)
         for s in targets where s.groupError != nil {
-            if s.inGroup {
-                counters.failedSyncs += 1
-                undo(s)
-            } else {
-                // Written by an earlier group (batch): stays unsynced, retried by the next sync.
-                s.groupError = nil
-            }
+            counters.failedSyncs += 1
+            undo(s)
         }
-        lastSyncNanos = DispatchTime.now().uptimeNanoseconds
     }
 
     private func sync(_ targets: [SessionState]) {
@@ -341,28 +324,16 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
                 for s in targets where s.createdInGroup { s.groupError = error }
             }
         }
-        for s in targets where s.groupError == nil { s.unsynced = false }
-        unsynced.removeAll { !$0.unsynced || $0.deleted }
     }
 
-    private func syncUnsynced() {
-        if neverSynced {
-            neverSynced = false
-            counters.syncCalls += 1
-            try? disk.syncFilesystem(dirFD)
+    /// flush/close: everything written under batch/never, and pending directory changes, reach the disk.
+    private func syncAll() {
+        guard writtenSinceFlush || dirDirty else { return }
+        counters.syncCalls += 1
+        if (try? disk.syncFilesystem(dirFD)) != nil {
+            writtenSinceFlush = false
             dirDirty = false
         }
-        let targets = unsynced.filter { $0.unsynced && !$0.deleted && $0.fd >= 0 }
-        if targets.isEmpty && !dirDirty { return }
-        sync(targets)
-        // A background sync failure cannot reach completions that already ran (batch/never); the data
-        // stays in the page cache and the next sync retries it.
-        for s in targets where s.groupError != nil {
-            s.groupError = nil
-            if !s.unsynced { s.unsynced = true }
-        }
-        unsynced = targets.filter { $0.unsynced }
-        lastSyncNanos = DispatchTime.now().uptimeNanoseconds
     }
 
     /// Makes a refused append leave no trace: the file is cut back to its size before this group.
@@ -395,7 +366,7 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
     }
 
     private func closeIdle() {
-        for s in sessions.values where s.fd >= 0 && !s.inGroup && !s.unsynced {
+        for s in sessions.values where s.fd >= 0 && !s.inGroup {
             disk.close(s.fd)
             s.fd = -1
             openFDs -= 1
@@ -490,7 +461,6 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
         disk.close(s.fd)
         s.fd = fd
         s.size = head.count
-        s.unsynced = false
         s.segments.append(.init(seq: seq, maxVersion: nil))
     }
 }

@@ -19,8 +19,6 @@ final class SessionState {
     /// Set when the files are unusable; appends are refused with this reason.
     var failure: String?
     var deleted = false
-    /// Written since the last sync (batch/never policies; flushed by close()).
-    var unsynced = false
 
     // Scratch of the group being processed.
     var pending: [UInt8] = []
