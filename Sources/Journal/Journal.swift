@@ -14,8 +14,9 @@ import Synchronization
 ///         // .success: durable as the policy promises -> answer 2xx; .failure -> 503
 ///     }
 ///
-/// Completions run on the journal's writer thread, in call order per session: they must not block
-/// and must not call the synchronous `createSession`, `deleteSession`, `flush` or `close`.
+/// Completions run on the journal's writer thread, in call order per session: they must not block.
+/// From a completion, `createSession` throws `.calledFromCompletion`, `deleteSession` and `close`
+/// are queued without waiting, `flush` and `statistics` do nothing.
 public final class Journal: Sendable {
     public let directory: String
     public let policy: FsyncPolicy
@@ -74,6 +75,7 @@ public final class Journal: Sendable {
     /// Creates a session: its first segment holds `meta`, durable (unless `.never`) before this returns.
     public func createSession(id: String, meta: [UInt8]) throws(JournalError) {
         guard FileNames.isValidSessionID(id) else { throw .invalidSessionID(id) }
+        if writer.isCurrentThread { throw .calledFromCompletion }
         let result = Mutex<Result<Void, JournalError>>(.failure(.closed))
         let done = DispatchSemaphore(value: 0)
         guard writer.submit(.create(id: id, meta: meta, done: { r in
@@ -108,12 +110,17 @@ public final class Journal: Sendable {
     /// Removes every file of the session (also of one that failed recovery); returns once they are gone.
     public func deleteSession(id: String) {
         guard FileNames.isValidSessionID(id) else { return }
+        if writer.isCurrentThread {
+            writer.submit(.delete(id: id, done: {}))  // from a completion: queued, not awaited
+            return
+        }
         let done = DispatchSemaphore(value: 0)
         if writer.submit(.delete(id: id, done: { done.signal() })) { done.wait() }
     }
 
     /// Returns once everything submitted before is synced to disk, whatever the policy.
     public func flush() {
+        if writer.isCurrentThread { return }
         let done = DispatchSemaphore(value: 0)
         if writer.submit(.flush(done: { done.signal() })) { done.wait() }
     }
@@ -125,10 +132,11 @@ public final class Journal: Sendable {
             s.closed = true
             return true
         }
-        guard first else { return }
-        let done = DispatchSemaphore(value: 0)
-        if writer.submit(.close(done: { done.signal() })) { done.wait() }
-        Glibc.close(lockFD)
+        let lockFD = self.lockFD
+        // The lock is released by the writer once every file is synced and closed.
+        if first { writer.submit(.close(done: { _ = Glibc.close(lockFD) })) }
+        // From a completion (e.g. the last reference dropped there) waiting would deadlock.
+        if !writer.isCurrentThread { writer.waitUntilStopped() }
     }
 
     /// True the first time only: recovery runs once.
@@ -142,6 +150,7 @@ public final class Journal: Sendable {
 
     /// Counters since start, read on the writer thread (for logs, /metrics and benchmarks).
     public func statistics() -> JournalStatistics {
+        if writer.isCurrentThread { return JournalStatistics() }
         let result = Mutex(JournalStatistics())
         let done = DispatchSemaphore(value: 0)
         if writer.submit(.statistics(done: { c in

@@ -10,7 +10,8 @@ import Synchronization
 public enum JournalBenchmark {
     /// Runs every part under `directory` (created, then emptied), printing `RESULT key=value` lines.
     public static func run(directory: String, seconds: Double = 5, writers: Int = 64, recoverySessions: Int = 10_000,
-                           recordsPerSession: Int = 100, recordBytes: Int = 100, output: (String) -> Void) {
+                           recordsPerSession: Int = 100, recordBytes: Int = 100, parts: Set<String> = ["append", "recovery"],
+                           output: (String) -> Void) {
         try? FileManager.default.removeItem(atPath: directory)
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let configs: [(String, FsyncPolicy, JournalWriter.SyncMode)] = [
@@ -19,14 +20,16 @@ public enum JournalBenchmark {
             ("batch", .batch, .syncfs(threshold: 4)),
             ("never", .never, .syncfs(threshold: 4)),
         ]
-        for (label, policy, mode) in configs {
+        for (label, policy, mode) in configs where parts.contains("append") {
             let dir = directory + "/append-" + label
             output(appendThroughput(directory: dir, label: label, policy: policy, mode: mode, writers: writers,
                                     seconds: seconds, recordBytes: recordBytes))
             try? FileManager.default.removeItem(atPath: dir)
         }
-        output(recovery(directory: directory + "/recovery", sessions: recoverySessions, recordsPerSession: recordsPerSession,
-                        recordBytes: recordBytes))
+        if parts.contains("recovery") {
+            recovery(directory: directory + "/recovery", sessions: recoverySessions, recordsPerSession: recordsPerSession,
+                     recordBytes: recordBytes, output: output)
+        }
         try? FileManager.default.removeItem(atPath: directory + "/recovery")
     }
 
@@ -101,7 +104,7 @@ public enum JournalBenchmark {
     }
 
     /// Builds `sessions` x `recordsPerSession` records, closes, and times `recover()` on a fresh journal.
-    static func recovery(directory: String, sessions: Int, recordsPerSession: Int, recordBytes: Int) -> String {
+    static func recovery(directory: String, sessions: Int, recordsPerSession: Int, recordBytes: Int, output: (String) -> Void) {
         try? FileManager.default.removeItem(atPath: directory)
         let record = payload(recordBytes)
         let buildStart = DispatchTime.now().uptimeNanoseconds
@@ -124,23 +127,25 @@ public enum JournalBenchmark {
             for _ in 0..<submitted { pending.wait() }
             journal.close()
         } catch {
-            return "RESULT workload=journal-recovery error=\"\(error)\""
+            return output("RESULT workload=journal-recovery error=\"\(error)\"")
         }
         let buildSeconds = Double(DispatchTime.now().uptimeNanoseconds - buildStart) / 1e9
-        // Best effort: a cold page cache needs root (drop_caches); otherwise the figure is warm-cache.
-        let cold = (try? "3\n".write(toFile: "/proc/sys/vm/drop_caches", atomically: false, encoding: .utf8)) != nil
-        let journal: Journal
-        do { journal = try Journal(directory: directory, fsync: .always) } catch {
-            return "RESULT workload=journal-recovery error=\"\(error)\""
+        for attempt in ["cold", "warm"] {
+            // A cold page cache needs root (drop_caches); without it both runs are warm-cache.
+            let cold = attempt == "cold" && (try? "3\n".write(toFile: "/proc/sys/vm/drop_caches", atomically: false, encoding: .utf8)) != nil
+            let journal: Journal
+            do { journal = try Journal(directory: directory, fsync: .always) } catch {
+                return output("RESULT workload=journal-recovery error=\"\(error)\"")
+            }
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            let r = journal.recover()
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+            journal.close()
+            let records = r.stats.records
+            output("RESULT workload=journal-recovery sessions=\(r.sessions.count) records=\(records) failures=\(r.failures.count)"
+                + " recover_s=\(String(format: "%.3f", seconds)) records_s=\(Int(Double(records) / max(seconds, 1e-9)))"
+                + " disk_bytes=\(r.stats.bytes) bytes_per_record=\(String(format: "%.1f", Double(r.stats.bytes) / Double(max(records, 1))))"
+                + " payload_bytes=\(recordBytes) cache=\(cold ? "cold" : "warm") build_s=\(String(format: "%.1f", buildSeconds))")
         }
-        let t0 = DispatchTime.now().uptimeNanoseconds
-        let r = journal.recover()
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
-        journal.close()
-        let records = r.stats.records
-        return "RESULT workload=journal-recovery sessions=\(r.sessions.count) records=\(records) failures=\(r.failures.count)"
-            + " recover_s=\(String(format: "%.3f", seconds)) records_s=\(Int(Double(records) / max(seconds, 1e-9)))"
-            + " disk_bytes=\(r.stats.bytes) bytes_per_record=\(String(format: "%.1f", Double(r.stats.bytes) / Double(max(records, 1))))"
-            + " payload_bytes=\(recordBytes) cache=\(cold ? "cold" : "warm") build_s=\(String(format: "%.1f", buildSeconds))"
     }
 }

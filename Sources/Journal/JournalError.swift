@@ -18,6 +18,8 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
     case directoryLocked(String)
     /// `close()` already ran.
     case closed
+    /// A synchronous call (`createSession`) made from inside a completion, which runs on the writer thread.
+    case calledFromCompletion
 
     public var description: String {
         switch self {
@@ -29,6 +31,7 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
         case .io(let op, let path, let code): return "\(op) \(path): \(String(cString: strerror(code))) (errno \(code))"
         case .directoryLocked(let dir): return "journal directory \(dir) is locked by another process"
         case .closed: return "journal is closed"
+        case .calledFromCompletion: return "createSession cannot be called from a journal completion"
         }
     }
 }

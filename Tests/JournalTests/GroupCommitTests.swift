@@ -90,4 +90,27 @@ final class GroupCommitTests: XCTestCase {
         XCTAssertGreaterThan(syncs, 0)
         XCTAssertLessThan(syncs, 50, "at most one sync per interval, not one per append")
     }
+
+    /// Completions run on the writer thread: synchronous calls from there must not wait for it.
+    func testSynchronousCallsFromACompletionDoNotDeadlock() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .always)
+        _ = j.recover()
+        try j.createSession(id: "s", meta: [])
+        let got = Mutex<JournalError?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        j.append(session: "s", records: [(version: 1, bytes: bytes("x"))]) { _ in
+            do { try j.createSession(id: "t", meta: []) } catch { got.withLock { $0 = error as? JournalError } }
+            j.flush()
+            _ = j.statistics()
+            j.deleteSession(id: "s")
+            j.close()
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success, "deadlock")
+        XCTAssertEqual(got.withLock { $0 }, .calledFromCompletion)
+        j.close()
+        guard case .failure(.closed) = appendSync(j, "s", [(2, "y")]) else { return XCTFail("close from a completion must take effect") }
+        XCTAssertEqual(files(in: dir), [], "the queued delete ran before the close")
+    }
 }

@@ -68,8 +68,19 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
         self.batchSyncer = policy == .batch ? BatchSyncer(disk: disk, dirFD: dirFD, intervalNanos: batchIntervalNanos) : nil
     }
 
+    private let running = DispatchGroup()
+
+    /// Returns once the writer thread has processed `close` (do not call from the writer thread).
+    func waitUntilStopped() {
+        running.wait()
+    }
+
     func start() {
-        let thread = Thread { [self] in self.run() }
+        running.enter()
+        let thread = Thread { [self] in
+            self.run()
+            self.running.leave()
+        }
         thread.name = "journal-writer"
         thread.start()
         batchSyncer?.start()
@@ -91,7 +102,16 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
         return true
     }
 
+    private let threadID = Mutex<pthread_t?>(nil)
+
+    /// True on the writer thread (inside a completion), where waiting for the writer would deadlock.
+    var isCurrentThread: Bool {
+        guard let id = threadID.withLock({ $0 }) else { return false }
+        return pthread_equal(id, pthread_self()) != 0
+    }
+
     private func run() {
+        threadID.withLock { $0 = pthread_self() }
         while true {
             wake.wait()
             let ops = queue.withLock { q -> [Op] in
@@ -308,7 +328,12 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
         if case .syncfs(let threshold) = syncMode, targets.count >= threshold { useSyncfs = true }
         if useSyncfs {
             counters.syncCalls += 1
-            do { try disk.syncFilesystem(dirFD) } catch { for s in targets { s.groupError = error } }
+            do {
+                try disk.syncFilesystem(dirFD)
+                dirDirty = false  // syncfs committed the directory too
+            } catch {
+                for s in targets { s.groupError = error }
+            }
         } else {
             for s in targets {
                 counters.syncCalls += 1
