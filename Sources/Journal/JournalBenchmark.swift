@@ -10,7 +10,7 @@ import Synchronization
 public enum JournalBenchmark {
     /// Runs every part under `directory` (created, then emptied), printing `RESULT key=value` lines.
     public static func run(directory: String, seconds: Double = 5, writers: Int = 64, recoverySessions: Int = 10_000,
-                           recordsPerSession: Int = 100, recordBytes: Int = 100, parts: Set<String> = ["append", "recovery"],
+                           recordsPerSession: Int = 100, recordBytes: Int = 100, parts: Set<String> = ["append", "crc", "recovery"],
                            output: (String) -> Void) {
         try? FileManager.default.removeItem(atPath: directory)
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -25,6 +25,14 @@ public enum JournalBenchmark {
             output(appendThroughput(directory: dir, label: label, policy: policy, mode: mode, writers: writers,
                                     seconds: seconds, recordBytes: recordBytes))
             try? FileManager.default.removeItem(atPath: dir)
+        }
+        if parts.contains("crc") {
+            let buffer = [UInt8](repeating: 0xA5, count: 64 << 20)
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            var crc: UInt32 = 0
+            for _ in 0..<4 { crc = CRC32C.checksum(buffer, continuing: crc) }
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+            output("RESULT workload=crc32c gb_s=\(String(format: "%.2f", Double(4 * buffer.count) / seconds / 1e9)) crc=\(crc)")
         }
         if parts.contains("recovery") {
             recovery(directory: directory + "/recovery", sessions: recoverySessions, recordsPerSession: recordsPerSession,

@@ -283,6 +283,9 @@ final class JournalWriter: @unchecked Sendable {  // mutable state below `queue`
 
     private func validate(_ records: [(version: Int, bytes: [UInt8])], after last: Int?, session: String) -> JournalError? {
         guard let first = records.first else { return nil }
+        if records.contains(where: { $0.bytes.count > Frame.maxBody - 9 }) {
+            return .io(operation: "append", path: FileNames.segment(session, 0), errno: EFBIG)
+        }
         if let last, first.version != last + 1 {
             return .versionOutOfOrder(session: session, expected: last + 1, got: first.version)
         }
