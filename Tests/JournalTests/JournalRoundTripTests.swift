@@ -110,4 +110,22 @@ final class JournalRoundTripTests: XCTestCase {
         // The id can be used again.
         XCTAssertNoThrow(try j.createSession(id: "gone", meta: []))
     }
+
+    func testAsyncForms() async throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .always)
+        _ = j.recover()
+        let created = await withCheckedContinuation { c in j.createSession(id: "s", meta: bytes("m")) { c.resume(returning: $0) } }
+        XCTAssertNoThrow(try created.get())
+        let again = await withCheckedContinuation { c in j.createSession(id: "s", meta: []) { c.resume(returning: $0) } }
+        guard case .failure(.sessionExists("s")) = again else { return XCTFail("created twice") }
+        let ok = await j.append(session: "s", records: [(version: 1, bytes: bytes("a"))])
+        XCTAssertNoThrow(try ok.get())
+        let refused = await j.append(session: "s", records: [(version: 3, bytes: bytes("c"))])
+        XCTAssertThrowsError(try refused.get())
+        j.close()
+        let j2 = try Journal(directory: dir, fsync: .always)
+        XCTAssertEqual(j2.recover().session("s")?.recordStrings, ["a"])
+        j2.close()
+    }
 }
