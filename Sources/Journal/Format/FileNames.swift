@@ -1,0 +1,52 @@
+/// File names inside the journal directory. One flat directory, every file prefixed by its session id
+/// (ids cannot contain '.', so `<id>.` never matches another session's files):
+///
+///     <id>.<seq, 8 digits>.log   segment: meta record, then records
+///     <id>.snap                  newest snapshot (one frame)
+///     <id>.snap.tmp              snapshot being written (removed at recovery)
+///     LOCK                       flock'd by the process that owns the directory
+enum FileNames {
+    static let lock = "LOCK"
+
+    /// `[A-Za-z0-9_-]{1,64}`: nothing else can reach the file system.
+    static func isValidSessionID(_ id: String) -> Bool {
+        let utf8 = id.utf8
+        guard !utf8.isEmpty, utf8.count <= 64 else { return false }
+        for b in utf8 {
+            switch b {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                continue
+            default:
+                return false
+            }
+        }
+        return true
+    }
+
+    static func segment(_ id: String, _ seq: Int) -> String {
+        let digits = String(seq)
+        return id + "." + String(repeating: "0", count: max(0, 8 - digits.count)) + digits + ".log"
+    }
+
+    static func snapshot(_ id: String) -> String { id + ".snap" }
+    static func snapshotTemp(_ id: String) -> String { id + ".snap.tmp" }
+
+    enum Parsed: Equatable {
+        case segment(id: String, seq: Int)
+        case snapshot(id: String)
+        case snapshotTemp(id: String)
+    }
+
+    static func parse(_ name: String) -> Parsed? {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count >= 2, isValidSessionID(String(parts[0])) else { return nil }
+        let id = String(parts[0])
+        if parts.count == 3, parts[2] == "log", parts[1].count == 8 || parts[1].count > 8, let seq = Int(parts[1]), seq > 0 {
+            return .segment(id: id, seq: seq)
+        }
+        if parts.count == 2, parts[1] == "snap" { return .snapshot(id: id) }
+        if parts.count == 3, parts[1] == "snap", parts[2] == "tmp" { return .snapshotTemp(id: id) }
+        return nil
+    }
+}

@@ -1,0 +1,108 @@
+/// The on-disk framing shared by segment and snapshot files.
+///
+///     offset 0  UInt32 LE  body length L (1 ... maxBody)
+///     offset 4  UInt32 LE  CRC32C of bytes 0..<4 followed by the L body bytes
+///     offset 8  body:      kind (1 byte), then
+///                 meta:           format (1 byte) + opaque meta bytes
+///                 record-end:     Int64 LE version + opaque bytes   (last record of an append)
+///                 record-more:    Int64 LE version + opaque bytes   (an append continues)
+///                 snapshot:       Int64 LE version + opaque bytes
+///
+/// The length is inside the checksum so a flipped length bit cannot pass as a valid frame.
+enum Frame {
+    static let headerSize = 8
+    static let maxBody = 1 << 30
+    static let formatVersion: UInt8 = 1
+
+    enum Kind: UInt8 {
+        case meta = 1, recordEnd = 2, recordMore = 3, snapshot = 4
+    }
+
+    /// Appends one frame; `version` is ignored for `.meta`.
+    static func append(kind: Kind, version: Int, payload: [UInt8], to out: inout [UInt8]) {
+        let start = out.count
+        let bodyLength = kind == .meta ? 2 + payload.count : 9 + payload.count
+        out.reserveCapacity(start + headerSize + bodyLength)
+        appendUInt32(UInt32(truncatingIfNeeded: bodyLength), to: &out)
+        appendUInt32(0, to: &out)
+        out.append(kind.rawValue)
+        if kind == .meta {
+            out.append(formatVersion)
+        } else {
+            let v = UInt64(bitPattern: Int64(version))
+            for i in 0..<8 { out.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) }
+        }
+        out.append(contentsOf: payload)
+        let crc = out.withUnsafeBytes { raw -> UInt32 in
+            let c = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[start..<start + 4]))
+            return CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[(start + 8)...]), continuing: c)
+        }
+        for i in 0..<4 { out[start + 4 + i] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(i))) }
+    }
+
+    static func size(kind: Kind, payloadCount: Int) -> Int {
+        headerSize + (kind == .meta ? 2 : 9) + payloadCount
+    }
+
+    private static func appendUInt32(_ v: UInt32, to out: inout [UInt8]) {
+        for i in 0..<4 { out.append(UInt8(truncatingIfNeeded: v >> (8 * UInt32(i)))) }
+    }
+
+    /// One decoded frame: `payload` is a range of the buffer it was parsed from.
+    struct Parsed {
+        var kind: Kind
+        var version: Int
+        var payload: Range<Int>
+        var end: Int
+    }
+
+    enum Invalid: Error {
+        case short, badLength(Int), checksum, badKind(UInt8), badFormat(UInt8)
+
+        var reason: String {
+            switch self {
+            case .short: return "record header or body extends past the end of the file"
+            case .badLength(let l): return "impossible record length \(l)"
+            case .checksum: return "CRC32C mismatch"
+            case .badKind(let k): return "unknown record kind \(k)"
+            case .badFormat(let f): return "unknown format version \(f)"
+            }
+        }
+    }
+
+    /// Decodes the frame at `offset` of `buf` (whose valid bytes end at `buf.count`).
+    static func parse(_ buf: UnsafeRawBufferPointer, at offset: Int) -> Result<Parsed, Invalid> {
+        let remaining = buf.count - offset
+        guard remaining >= headerSize else { return .failure(.short) }
+        let length = Int(UInt32(littleEndian: buf.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        guard length >= 2, length <= maxBody else { return .failure(.badLength(length)) }
+        guard length <= remaining - headerSize else { return .failure(.short) }
+        let stored = UInt32(littleEndian: buf.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+        let c = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: buf[offset..<offset + 4]))
+        let body = offset + headerSize
+        let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: buf[body..<body + length]), continuing: c)
+        guard crc == stored else { return .failure(.checksum) }
+        let rawKind = buf[body]
+        guard let kind = Kind(rawValue: rawKind) else { return .failure(.badKind(rawKind)) }
+        if kind == .meta {
+            let format = buf[body + 1]
+            guard format == formatVersion else { return .failure(.badFormat(format)) }
+            return .success(Parsed(kind: kind, version: 0, payload: body + 2..<body + length, end: body + length))
+        }
+        guard length >= 9 else { return .failure(.badLength(length)) }
+        let version = Int(Int64(littleEndian: buf.loadUnaligned(fromByteOffset: body + 1, as: Int64.self)))
+        return .success(Parsed(kind: kind, version: version, payload: body + 9..<body + length, end: body + length))
+    }
+
+    /// Whether any valid frame starts after `offset`: tells a corrupt record in the middle
+    /// (good records follow) from a torn tail (nothing valid follows).
+    static func validFrameExists(in buf: UnsafeRawBufferPointer, after offset: Int) -> Bool {
+        var q = offset + 1
+        while q + headerSize <= buf.count {
+            let length = Int(UInt32(littleEndian: buf.loadUnaligned(fromByteOffset: q, as: UInt32.self)))
+            if length >= 2, length <= buf.count - q - headerSize, case .success = parse(buf, at: q) { return true }
+            q += 1
+        }
+        return false
+    }
+}

@@ -1,0 +1,167 @@
+import Dispatch
+import Foundation
+import Glibc
+import Synchronization
+
+/// The durable journal of every session: append-only records, periodic snapshots, crash recovery.
+///
+/// Records and snapshots are opaque bytes; the journal only frames, checksums, orders and syncs them.
+///
+///     let journal = try Journal(directory: "data", fsync: .always)
+///     let found = journal.recover()                       // once, before anything else
+///     try journal.createSession(id: "abc", meta: metaBytes)
+///     journal.append(session: "abc", records: [(version: 1, bytes: actionBytes)]) { result in
+///         // .success: durable as the policy promises -> answer 2xx; .failure -> 503
+///     }
+///
+/// Completions run on the journal's writer thread, in call order per session: they must not block.
+/// From a completion, `createSession` throws `.calledFromCompletion`, `deleteSession` and `close`
+/// are queued without waiting, `flush` and `statistics` do nothing.
+public final class Journal: Sendable {
+    public let directory: String
+    public let policy: FsyncPolicy
+    /// The server calls `writeSnapshot` once this many records were appended since the last one.
+    public let snapshotEvery: Int
+    /// Longest time an appended record stays unsynced under `.batch`.
+    public static let batchInterval: Duration = .milliseconds(5)
+
+    let disk: Disk
+    let writer: JournalWriter
+    private let lockFD: Int32
+    private let state = Mutex(State())
+
+    private struct State {
+        var recovered = false
+        var closed = false
+    }
+
+    /// Opens (creating it if needed) and locks `directory`, and starts the writer thread.
+    public convenience init(directory: String, fsync: FsyncPolicy, snapshotEvery: Int = 1_000) throws(JournalError) {
+        try self.init(directory: directory, fsync: fsync, snapshotEvery: snapshotEvery, syncMode: .syncfs(threshold: 4))
+    }
+
+    init(directory: String, fsync: FsyncPolicy, snapshotEvery: Int, syncMode: JournalWriter.SyncMode) throws(JournalError) {
+        self.directory = directory
+        self.policy = fsync
+        self.snapshotEvery = max(1, snapshotEvery)
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw .io(operation: "mkdir", path: directory, errno: EACCES)
+        }
+        let disk = Disk(directory: directory)
+        let lockFD = open(disk.path(FileNames.lock), O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if lockFD < 0 { throw .io(operation: "open", path: disk.path(FileNames.lock), errno: errno) }
+        if flock(lockFD, LOCK_EX | LOCK_NB) != 0 {
+            Glibc.close(lockFD)
+            throw .directoryLocked(directory)
+        }
+        let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirFD < 0 {
+            let e = errno
+            Glibc.close(lockFD)
+            throw .io(operation: "open", path: directory, errno: e)
+        }
+        self.disk = disk
+        self.lockFD = lockFD
+        self.writer = JournalWriter(disk: disk, dirFD: dirFD, policy: fsync, syncMode: syncMode, batchInterval: Journal.batchInterval)
+        writer.start()
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Creates a session: its first segment holds `meta`, durable (unless `.never`) before this returns.
+    public func createSession(id: String, meta: [UInt8]) throws(JournalError) {
+        guard FileNames.isValidSessionID(id) else { throw .invalidSessionID(id) }
+        if writer.isCurrentThread { throw .calledFromCompletion }
+        let result = Mutex<Result<Void, JournalError>>(.failure(.closed))
+        let done = DispatchSemaphore(value: 0)
+        guard writer.submit(.create(id: id, meta: meta, done: { r in
+            result.withLock { $0 = r }
+            done.signal()
+        })) else { throw .closed }
+        done.wait()
+        try result.withLock { $0 }.get()
+    }
+
+    /// Appends `records` (consecutive versions, following the session's last record) as one unit:
+    /// after a crash either all of them are recovered or none. `completion` runs once, when the records
+    /// are as durable as the policy promises, or with the reason they were refused (nothing written).
+    public func append(session: String, records: [(version: Int, bytes: [UInt8])],
+                       completion: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
+        guard FileNames.isValidSessionID(session) else {
+            completion(.failure(.invalidSessionID(session)))
+            return
+        }
+        if !writer.submit(.append(id: session, records: records, done: completion)) {
+            completion(.failure(.closed))
+        }
+    }
+
+    /// Stores `bytes` as the session's state at `version`, then deletes the records it covers.
+    /// Asynchronous and best effort: a failed snapshot leaves the records in place.
+    public func writeSnapshot(session: String, version: Int, bytes: [UInt8]) {
+        guard FileNames.isValidSessionID(session) else { return }
+        writer.submit(.snapshot(id: session, version: version, bytes: bytes))
+    }
+
+    /// Removes every file of the session (also of one that failed recovery); returns once they are gone.
+    public func deleteSession(id: String) {
+        guard FileNames.isValidSessionID(id) else { return }
+        if writer.isCurrentThread {
+            writer.submit(.delete(id: id, done: {}))  // from a completion: queued, not awaited
+            return
+        }
+        let done = DispatchSemaphore(value: 0)
+        if writer.submit(.delete(id: id, done: { done.signal() })) { done.wait() }
+    }
+
+    /// Returns once everything submitted before is synced to disk, whatever the policy.
+    public func flush() {
+        if writer.isCurrentThread { return }
+        let done = DispatchSemaphore(value: 0)
+        if writer.submit(.flush(done: { done.signal() })) { done.wait() }
+    }
+
+    /// Syncs everything pending, closes the files and stops the writer thread. Later calls are refused with `.closed`.
+    public func close() {
+        let first = state.withLock { s -> Bool in
+            if s.closed { return false }
+            s.closed = true
+            return true
+        }
+        let lockFD = self.lockFD
+        // The lock is released by the writer once every file is synced and closed.
+        if first { writer.submit(.close(done: { _ = Glibc.close(lockFD) })) }
+        // From a completion (e.g. the last reference dropped there) waiting would deadlock.
+        if !writer.isCurrentThread { writer.waitUntilStopped() }
+    }
+
+    /// True the first time only: recovery runs once.
+    func recoveryStarted() -> Bool {
+        state.withLock { s -> Bool in
+            if s.recovered { return false }
+            s.recovered = true
+            return true
+        }
+    }
+
+    /// Counters since start, read on the writer thread (for logs, /metrics and benchmarks).
+    public func statistics() -> JournalStatistics {
+        if writer.isCurrentThread { return JournalStatistics() }
+        let result = Mutex(JournalStatistics())
+        let done = DispatchSemaphore(value: 0)
+        if writer.submit(.statistics(done: { c in
+            result.withLock { $0 = c }
+            done.signal()
+        })) { done.wait() }
+        return result.withLock { $0 }
+    }
+
+    /// Test hook: makes the next writes or syncs fail as if the disk did (nil clears it).
+    public func injectFault(_ fault: JournalFault?) {
+        disk.inject(fault)
+    }
+}

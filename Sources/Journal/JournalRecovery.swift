@@ -1,0 +1,33 @@
+/// One session as the journal found it at start: replay = decode `snapshot` (or start from the kind's
+/// initial state when nil), then apply `records` in order.
+public struct RecoveredSession: Sendable {
+    public let id: String
+    /// The opaque bytes given to `createSession`.
+    public let meta: [UInt8]
+    /// The newest valid snapshot; every record below has a higher version.
+    public let snapshot: (version: Int, bytes: [UInt8])?
+    /// Records after the snapshot, consecutive versions, oldest first.
+    public let records: [(version: Int, bytes: [UInt8])]
+}
+
+/// What `Journal.recover()` found.
+public struct JournalRecovery: Sendable {
+    /// Sessions ready to replay, sorted by id.
+    public let sessions: [RecoveredSession]
+    /// Sessions whose journal is damaged (a corrupt record with good records after it, a corrupt snapshot,
+    /// a version gap). Their files are left untouched; appends to them are refused.
+    public let failures: [(id: String, reason: String)]
+    /// Counters for logs and benchmarks.
+    public let stats: Stats
+
+    public struct Stats: Sendable {
+        public var files = 0
+        public var bytes = 0
+        public var records = 0
+        /// Torn tails dropped (file truncated to its last complete record or batch).
+        public var tornTails = 0
+        /// Sessions whose creation never became durable (no complete meta record), removed.
+        public var discardedSessions = 0
+        public var seconds = 0.0
+    }
+}

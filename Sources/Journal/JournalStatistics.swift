@@ -1,0 +1,22 @@
+/// Counters of one journal since it was opened.
+public struct JournalStatistics: Sendable, Equatable {
+    /// Groups the writer thread processed (each: one write per session, at most one sync round).
+    public var groups = 0
+    /// `append` calls accepted and the records they carried.
+    public var appends = 0
+    public var records = 0
+    /// `fdatasync`/`fsync`/`syncfs` calls made (files, directory, snapshots).
+    public var syncCalls = 0
+    /// Appends refused because a write or a sync failed.
+    public var failedWrites = 0
+    public var failedSyncs = 0
+    /// `batch` background syncs that failed (retried; the appends had already completed).
+    public var failedBackgroundSyncs = 0
+    public var snapshots = 0
+    public var snapshotFailures = 0
+    /// Sessions held (including failed ones) and segment files open right now.
+    public var sessions = 0
+    public var openFiles = 0
+
+    public init() {}
+}

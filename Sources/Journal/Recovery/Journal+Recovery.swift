@@ -1,0 +1,86 @@
+import Foundation
+import Dispatch
+import Synchronization
+
+extension Journal {
+    /// Reads every session's files: newest valid snapshot plus the records after it. A torn tail is
+    /// dropped (the file is truncated to its last complete append); a damaged session lands in
+    /// `failures` with its files untouched and refuses appends; every other session recovers.
+    /// Call once, before any other call; a second call returns nothing.
+    public func recover() -> JournalRecovery {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let first = recoveryStarted()
+        guard first else { return JournalRecovery(sessions: [], failures: [], stats: .init()) }
+
+        var byID: [String: SessionRecovery.Files] = [:]
+        var names: [String] = []
+        do { names = try disk.list() } catch {
+            return JournalRecovery(sessions: [], failures: [(id: "*", reason: "\(error)")], stats: .init())
+        }
+        for name in names {
+            guard let parsed = FileNames.parse(name) else { continue }
+            switch parsed {
+            case .segment(let id, let seq): byID[id, default: .init(id: id)].segments.append(seq)
+            case .snapshot(let id): byID[id, default: .init(id: id)].snapshot = true
+            case .snapshotTemp(let id): byID[id, default: .init(id: id)].snapshotTemp = true
+            }
+        }
+        let all = Array(byID.values)
+
+        // Files are independent per session. More threads than cores: with a cold page cache the
+        // work is waiting for reads, and several reads in flight keep the disk busy.
+        let workers = max(1, min(8, all.count / 64))
+        let collected = Mutex<[(outcomes: [SessionRecovery.Outcome], stats: JournalRecovery.Stats)]>([])
+        let disk = self.disk
+        let group = DispatchGroup()
+        for w in 0..<workers {
+            group.enter()
+            Thread.detachNewThread {
+                var worker = SessionRecovery(disk: disk)
+                var outcomes: [SessionRecovery.Outcome] = []
+                outcomes.reserveCapacity(all.count / workers + 1)
+                var i = w
+                while i < all.count {
+                    outcomes.append(worker.recover(all[i]))
+                    i += workers
+                }
+                let stats = worker.stats
+                collected.withLock { $0.append((outcomes, stats)) }
+                group.leave()
+            }
+        }
+        group.wait()
+
+        var sessions: [RecoveredSession] = []
+        var failures: [(id: String, reason: String)] = []
+        var adopt: [RecoveredFiles] = []
+        var stats = JournalRecovery.Stats()
+        sessions.reserveCapacity(all.count)
+        adopt.reserveCapacity(all.count)
+        for part in collected.withLock({ $0 }) {
+            stats.files += part.stats.files
+            stats.bytes += part.stats.bytes
+            stats.records += part.stats.records
+            stats.tornTails += part.stats.tornTails
+            stats.discardedSessions += part.stats.discardedSessions
+            for o in part.outcomes {
+                switch o {
+                case .recovered(let s, let f):
+                    sessions.append(s)
+                    adopt.append(f)
+                case .failed(let id, let reason, let f):
+                    failures.append((id: id, reason: reason))
+                    adopt.append(f)
+                case .discarded:
+                    break
+                }
+            }
+        }
+        sessions.sort { $0.id < $1.id }
+        failures.sort { $0.id < $1.id }
+        let done = DispatchSemaphore(value: 0)
+        if writer.submit(.adopt(adopt, done: { done.signal() })) { done.wait() }
+        stats.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        return JournalRecovery(sessions: sessions, failures: failures, stats: stats)
+    }
+}

@@ -1,0 +1,160 @@
+/// Rebuilds one session from its files (runs on recovery worker threads; touches only that session's files).
+struct SessionRecovery {
+    struct Files {
+        var id: String
+        var segments: [Int] = []
+        var snapshot = false
+        var snapshotTemp = false
+    }
+
+    enum Outcome {
+        case recovered(RecoveredSession, RecoveredFiles)
+        case failed(id: String, reason: String, RecoveredFiles)
+        case discarded
+    }
+
+    let disk: Disk
+    var stats = JournalRecovery.Stats()
+
+    init(disk: Disk) {
+        self.disk = disk
+    }
+
+    mutating func recover(_ files: Files) -> Outcome {
+        let id = files.id
+        let segments = files.segments.sorted()
+        var infos: [(seq: Int, maxVersion: Int?)] = segments.map { ($0, nil) }
+        func failed(_ reason: String) -> Outcome {
+            .failed(id: id, reason: reason, RecoveredFiles(id: id, meta: [], segments: infos, hasSnapshot: files.snapshot,
+                                                           lastSegmentSize: 0, lastVersion: nil, failure: reason))
+        }
+        if files.snapshotTemp { disk.unlink(FileNames.snapshotTemp(id)) }
+
+        var snapshot: (version: Int, bytes: [UInt8])?
+        if files.snapshot {
+            let name = FileNames.snapshot(id)
+            let bytes: [UInt8]
+            do { bytes = try disk.readAll(name) } catch { return failed("\(error)") }
+            stats.files += 1
+            stats.bytes += bytes.count
+            let parsed = bytes.withUnsafeBytes { buf -> Result<(Int, [UInt8]), Frame.Invalid> in
+                switch Frame.parse(buf, at: 0) {
+                case .failure(let e): return .failure(e)
+                case .success(let f):
+                    guard f.kind == .snapshot, f.end == buf.count else { return .failure(.badKind(f.kind.rawValue)) }
+                    return .success((f.version, [UInt8](UnsafeRawBufferPointer(rebasing: buf[f.payload]))))
+                }
+            }
+            switch parsed {
+            case .failure(let e): return failed("snapshot \(name) is corrupt: \(e.reason)")
+            case .success(let s): snapshot = (version: s.0, bytes: s.1)
+            }
+        }
+
+        var meta: [UInt8]?
+        var records: [(version: Int, bytes: [UInt8])] = []
+        var last: Int? = snapshot?.version
+        var lastSegmentSize = 0
+        var dropLastSegment = false
+        let snapshotVersion = snapshot?.version ?? Int.min
+
+        for (index, seq) in segments.enumerated() {
+            let isLast = index == segments.count - 1
+            let name = FileNames.segment(id, seq)
+            let bytes: [UInt8]
+            do { bytes = try disk.readAll(name) } catch { return failed("\(error)") }
+            stats.files += 1
+            stats.bytes += bytes.count
+
+            enum End { case clean, torn(Int, String), corrupt(Int, String), gap(Int, Int) }
+            var segMax: Int?
+            let end: End = bytes.withUnsafeBytes { buf -> End in
+                var offset = 0
+                var committed = 0
+                var batch: [(Int, Range<Int>)] = []
+                while offset < buf.count {
+                    switch Frame.parse(buf, at: offset) {
+                    case .failure(let e):
+                        if Frame.validFrameExists(in: buf, after: offset) { return .corrupt(offset, e.reason) }
+                        return .torn(committed, e.reason)
+                    case .success(let f):
+                        if offset == 0 {
+                            guard f.kind == .meta else { return .corrupt(0, "segment does not start with a meta record") }
+                            if meta == nil { meta = [UInt8](UnsafeRawBufferPointer(rebasing: buf[f.payload])) }
+                            committed = f.end
+                        } else {
+                            switch f.kind {
+                            case .meta, .snapshot:
+                                return .corrupt(offset, "unexpected record kind \(f.kind.rawValue)")
+                            case .recordMore:
+                                batch.append((f.version, f.payload))
+                            case .recordEnd:
+                                batch.append((f.version, f.payload))
+                                for (v, range) in batch {
+                                    segMax = v
+                                    if let l = last, v <= l {
+                                        if v <= snapshotVersion { continue }
+                                        // A later write of the same version wins (an append refused after its bytes reached the file).
+                                        while let r = records.last, r.version >= v { records.removeLast() }
+                                    } else if let l = last, v != l + 1 {
+                                        return .gap(l, v)
+                                    }
+                                    records.append((v, [UInt8](UnsafeRawBufferPointer(rebasing: buf[range]))))
+                                    last = v
+                                }
+                                batch.removeAll(keepingCapacity: true)
+                                committed = f.end
+                            }
+                        }
+                        offset = f.end
+                    }
+                }
+                if !batch.isEmpty { return .torn(committed, "append interrupted before its last record") }
+                return .clean
+            }
+            infos[index].maxVersion = segMax
+            switch end {
+            case .clean:
+                lastSegmentSize = bytes.count
+            case .gap(let l, let v):
+                return failed("\(name): version \(v) follows \(l) (records missing)")
+            case .corrupt(let offset, let reason):
+                return failed("\(name): corrupt record at byte \(offset) with valid records after it: \(reason)")
+            case .torn(let committed, let reason):
+                guard isLast else {
+                    return failed("\(name): torn record at byte \(committed) in a segment that is not the newest: \(reason)")
+                }
+                stats.tornTails += 1
+                if committed == 0 {
+                    // The segment's meta record never became durable: it was being created.
+                    disk.unlink(name)
+                    dropLastSegment = true
+                } else {
+                    do { try disk.truncateFile(name, to: committed) } catch { return failed("\(error)") }
+                    lastSegmentSize = committed
+                }
+            }
+        }
+        if dropLastSegment { infos.removeLast() }
+        guard let meta, !infos.isEmpty else {
+            if snapshot == nil {
+                stats.discardedSessions += 1
+                disk.unlink(FileNames.snapshot(id))
+                return .discarded
+            }
+            return failed("no segment with a meta record next to the snapshot")
+        }
+        if dropLastSegment {
+            // The previous segment becomes the current one again; its size is its file size.
+            if let prev = infos.last, let size = try? disk.readAll(FileNames.segment(id, prev.seq)).count { lastSegmentSize = size }
+        }
+        if let s = snapshot, let first = records.first, first.version != s.version + 1 {
+            return failed("record \(first.version) follows snapshot \(s.version) (records missing)")
+        }
+        stats.records += records.count
+        let session = RecoveredSession(id: id, meta: meta, snapshot: snapshot, records: records)
+        let files = RecoveredFiles(id: id, meta: meta, segments: infos, hasSnapshot: snapshot != nil,
+                                   lastSegmentSize: lastSegmentSize, lastVersion: last, failure: nil)
+        return .recovered(session, files)
+    }
+}

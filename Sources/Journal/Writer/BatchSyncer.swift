@@ -1,0 +1,85 @@
+import Dispatch
+import Foundation
+import Glibc
+import Synchronization
+
+/// The `batch` policy's background sync: at most one `syncfs` per interval, on its own thread, so the
+/// writer thread keeps writing (and completing appends) while the disk flushes.
+final class BatchSyncer: Sendable {
+    private struct State {
+        var dirty = false
+        var signaled = false
+        var stopped = false
+        var lastSyncNanos: UInt64 = 0
+        var failures = 0
+        var syncs = 0
+    }
+
+    private let disk: Disk
+    private let dirFD: Int32
+    private let intervalNanos: UInt64
+    private let state = Mutex(State())
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(disk: Disk, dirFD: Int32, intervalNanos: UInt64) {
+        self.disk = disk
+        self.dirFD = dirFD
+        self.intervalNanos = intervalNanos
+    }
+
+    func start() {
+        let thread = Thread { [self] in self.run() }
+        thread.name = "journal-batch-sync"
+        thread.start()
+    }
+
+    /// Something was written: sync within one interval.
+    func markDirty() {
+        let signal = state.withLock { s -> Bool in
+            s.dirty = true
+            if s.signaled { return false }
+            s.signaled = true
+            return true
+        }
+        if signal { wake.signal() }
+    }
+
+    /// Syncs and failures so far.
+    var counts: (syncs: Int, failures: Int) { state.withLock { ($0.syncs, $0.failures) } }
+
+    func stop() {
+        state.withLock { $0.stopped = true }
+        wake.signal()
+        finished.wait()
+    }
+
+    private func run() {
+        while true {
+            wake.wait()
+            let (stopped, last) = state.withLock { s -> (Bool, UInt64) in
+                s.signaled = false
+                return (s.stopped, s.lastSyncNanos)
+            }
+            if stopped { break }
+            let due = last + intervalNanos
+            let now = DispatchTime.now().uptimeNanoseconds
+            if due > now { usleep(UInt32(min((due - now) / 1_000, 1_000_000))) }
+            let dirty = state.withLock { s -> Bool in
+                let d = s.dirty
+                s.dirty = false
+                return d
+            }
+            guard dirty else { continue }
+            // A failed background sync cannot reach completions that already ran; the data stays in the
+            // page cache and the next sync (or close) retries it.
+            let ok = (try? disk.syncFilesystem(dirFD)) != nil
+            state.withLock { s in
+                s.lastSyncNanos = DispatchTime.now().uptimeNanoseconds
+                s.syncs += 1
+                if !ok { s.failures += 1; s.dirty = true }
+            }
+        }
+        finished.signal()
+    }
+}

@@ -1,0 +1,494 @@
+import Foundation
+import Dispatch
+import Glibc
+import Synchronization
+
+/// The single thread that owns every journal file descriptor.
+///
+/// Group commit: callers only enqueue. The thread takes everything queued at once, writes each
+/// session's share with one `pwrite`, syncs the written files once (per `FsyncPolicy`), then runs the
+/// completions in enqueue order. Appends that arrive while a sync runs form the next group, so the
+/// number of syncs per second stays bounded by the disk, not by the number of writers.
+final class JournalWriter: @unchecked Sendable {  // mutable state below `queue` is touched only by the writer thread
+    typealias Completion = @Sendable (Result<Void, JournalError>) -> Void
+
+    enum Op: Sendable {
+        case create(id: String, meta: [UInt8], done: Completion)
+        case append(id: String, records: [(version: Int, bytes: [UInt8])], done: Completion)
+        case snapshot(id: String, version: Int, bytes: [UInt8])
+        case delete(id: String, done: @Sendable () -> Void)
+        case adopt([RecoveredFiles], done: @Sendable () -> Void)
+        case flush(done: @Sendable () -> Void)
+        case statistics(done: @Sendable (JournalStatistics) -> Void)
+        case close(done: @Sendable () -> Void)
+    }
+
+    /// How a group's files reach the disk under `always`.
+    enum SyncMode: Sendable {
+        /// `fdatasync` each written file, in order.
+        case perFile
+        /// One `syncfs` when at least `threshold` files are dirty, else per file.
+        case syncfs(threshold: Int)
+    }
+
+    private struct Queue {
+        var ops: [Op] = []
+        var signaled = false
+        var closed = false
+    }
+
+    let disk: Disk
+    let policy: FsyncPolicy
+    let syncMode: SyncMode
+    let batchIntervalNanos: UInt64
+    private let queue = Mutex(Queue())
+    private let wake = DispatchSemaphore(value: 0)
+
+    private let dirFD: Int32
+    private var sessions: [String: SessionState] = [:]
+    private var dirDirty = false
+    /// Written since the last full sync (batch/never): flush and close sync the file system once.
+    private var writtenSinceFlush = false
+    private let batchSyncer: BatchSyncer?
+    private var openFDs = 0
+    private let fdBudget: Int
+    private var counters = JournalStatistics()
+
+    init(disk: Disk, dirFD: Int32, policy: FsyncPolicy, syncMode: SyncMode, batchInterval: Duration) {
+        self.disk = disk
+        self.dirFD = dirFD
+        self.policy = policy
+        self.syncMode = syncMode
+        let (s, a) = batchInterval.components
+        self.batchIntervalNanos = UInt64(max(0, s)) * 1_000_000_000 + UInt64(max(0, a / 1_000_000_000))
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        // The server needs most descriptors for connections; a closed segment reopens on its next append.
+        self.fdBudget = max(32, min(2048, Int(clamping: limit.rlim_cur) / 4))
+        self.batchSyncer = policy == .batch ? BatchSyncer(disk: disk, dirFD: dirFD, intervalNanos: batchIntervalNanos) : nil
+    }
+
+    private let running = DispatchGroup()
+
+    /// Returns once the writer thread has processed `close` (do not call from the writer thread).
+    func waitUntilStopped() {
+        running.wait()
+    }
+
+    func start() {
+        running.enter()
+        let thread = Thread { [self] in
+            self.run()
+            self.running.leave()
+        }
+        thread.name = "journal-writer"
+        thread.start()
+        batchSyncer?.start()
+    }
+
+    /// Enqueues `op`; false once `close` has been enqueued.
+    @discardableResult
+    func submit(_ op: Op) -> Bool {
+        let signal = queue.withLock { q -> Bool? in
+            if q.closed { return nil }
+            if case .close = op { q.closed = true }
+            q.ops.append(op)
+            if q.signaled { return false }
+            q.signaled = true
+            return true
+        }
+        guard let signal else { return false }
+        if signal { wake.signal() }
+        return true
+    }
+
+    private let threadID = Mutex<pthread_t?>(nil)
+
+    /// True on the writer thread (inside a completion), where waiting for the writer would deadlock.
+    var isCurrentThread: Bool {
+        guard let id = threadID.withLock({ $0 }) else { return false }
+        return pthread_equal(id, pthread_self()) != 0
+    }
+
+    private func run() {
+        threadID.withLock { $0 = pthread_self() }
+        while true {
+            wake.wait()
+            let ops = queue.withLock { q -> [Op] in
+                let taken = q.ops
+                q.ops = []
+                q.signaled = false
+                return taken
+            }
+            if !ops.isEmpty, !process(ops) { return }
+        }
+    }
+
+    // MARK: - One group
+
+    private enum Pending {
+        case session(SessionState, Completion)
+        case done(Completion, Result<Void, JournalError>)
+        case signal(@Sendable () -> Void)
+    }
+
+    /// Processes one group; false after `close`.
+    private func process(_ ops: [Op]) -> Bool {
+        counters.groups += 1
+        var touched: [SessionState] = []
+        var completions: [Pending] = []
+        var snapshots: [(SessionState, Int, [UInt8])] = []
+        var flushWaiters: [@Sendable () -> Void] = []
+        var statisticsWaiters: [@Sendable (JournalStatistics) -> Void] = []
+        var closing: (@Sendable () -> Void)?
+        var created = false
+
+        func touch(_ s: SessionState) {
+            if !s.inGroup {
+                s.inGroup = true
+                s.sizeBeforeGroup = s.size
+                s.lastVersionBeforeGroup = s.lastVersion
+                s.maxVersionBeforeGroup = s.segments.last?.maxVersion
+                touched.append(s)
+            }
+        }
+
+        for op in ops {
+            switch op {
+            case .create(let id, let meta, let done):
+                if sessions[id] != nil {
+                    completions.append(.done(done, .failure(.sessionExists(id))))
+                    continue
+                }
+                let s = SessionState(id: id, meta: meta, segments: [.init(seq: 1, maxVersion: nil)], size: 0, lastVersion: nil)
+                do {
+                    s.fd = try disk.openForAppend(FileNames.segment(id, 1), create: true)
+                } catch .sessionExists {
+                    completions.append(.done(done, .failure(.sessionExists(id))))
+                    continue
+                } catch {
+                    completions.append(.done(done, .failure(error)))
+                    continue
+                }
+                openFDs += 1
+                Frame.append(kind: .meta, version: 0, payload: meta, to: &s.pending)
+                s.createdInGroup = true
+                sessions[id] = s
+                dirDirty = true
+                created = true
+                touch(s)
+                completions.append(.session(s, done))
+
+            case .append(let id, let records, let done):
+                guard let s = sessions[id] else {
+                    completions.append(.done(done, .failure(.unknownSession(id))))
+                    continue
+                }
+                if let reason = s.failure {
+                    completions.append(.done(done, .failure(.sessionFailed(id, reason: reason))))
+                    continue
+                }
+                if let error = validate(records, after: s.pendingLastVersion ?? s.lastVersion, session: id) {
+                    completions.append(.done(done, .failure(error)))
+                    continue
+                }
+                for (i, r) in records.enumerated() {
+                    Frame.append(kind: i == records.count - 1 ? .recordEnd : .recordMore, version: r.version, payload: r.bytes, to: &s.pending)
+                }
+                if let last = records.last { s.pendingLastVersion = last.version }
+                counters.appends += 1
+                counters.records += records.count
+                touch(s)
+                completions.append(.session(s, done))
+
+            case .snapshot(let id, let version, let bytes):
+                if let s = sessions[id] { snapshots.append((s, version, bytes)) } else { counters.snapshotFailures += 1 }
+
+            case .delete(let id, let done):
+                if let s = sessions.removeValue(forKey: id) { removeFiles(of: s) }
+                completions.append(.signal(done))
+
+            case .adopt(let found, let done):
+                for f in found where sessions[f.id] == nil {
+                    let s = SessionState(id: f.id, meta: f.meta, segments: f.segments.map { .init(seq: $0.seq, maxVersion: $0.maxVersion) },
+                                         size: f.lastSegmentSize, lastVersion: f.lastVersion)
+                    s.hasSnapshot = f.hasSnapshot
+                    s.failure = f.failure
+                    sessions[f.id] = s
+                }
+                completions.append(.signal(done))
+
+            case .flush(let done):
+                flushWaiters.append(done)
+
+            case .statistics(let done):
+                statisticsWaiters.append(done)
+
+            case .close(let done):
+                closing = done
+            }
+        }
+
+        writeGroup(touched)
+        if policy == .always || (created && policy == .batch) {
+            syncGroup(touched)
+        } else if !touched.isEmpty {
+            writtenSinceFlush = true
+            batchSyncer?.markDirty()
+        }
+
+        for c in completions {
+            switch c {
+            case .session(let s, let done):
+                if s.deleted { done(.failure(.unknownSession(s.id))) } else if let e = s.groupError { done(.failure(e)) } else { done(.success(())) }
+            case .done(let done, let result):
+                done(result)
+            case .signal(let done):
+                done()
+            }
+        }
+        for s in touched {
+            s.pending = []
+            s.pendingLastVersion = nil
+            s.groupError = nil
+            s.createdInGroup = false
+            s.inGroup = false
+        }
+
+        for (s, version, bytes) in snapshots { snapshot(s, version: version, bytes: bytes) }
+        if !statisticsWaiters.isEmpty {
+            var c = counters
+            if let b = batchSyncer?.counts { c.syncCalls += b.syncs; c.failedBackgroundSyncs = b.failures }
+            c.sessions = sessions.count
+            c.openFiles = openFDs
+            statisticsWaiters.forEach { $0(c) }
+        }
+
+        if !flushWaiters.isEmpty || closing != nil {
+            syncAll()
+            flushWaiters.forEach { $0() }
+        }
+        if let closing {
+            for s in sessions.values where s.fd >= 0 {
+                disk.close(s.fd)
+                s.fd = -1
+            }
+            batchSyncer?.stop()
+            disk.close(dirFD)
+            closing()
+            return false
+        }
+        return true
+    }
+
+    private func validate(_ records: [(version: Int, bytes: [UInt8])], after last: Int?, session: String) -> JournalError? {
+        guard let first = records.first else { return nil }
+        if records.contains(where: { $0.bytes.count > Frame.maxBody - 9 }) {
+            return .io(operation: "append", path: FileNames.segment(session, 0), errno: EFBIG)
+        }
+        if let last, first.version != last + 1 {
+            return .versionOutOfOrder(session: session, expected: last + 1, got: first.version)
+        }
+        var previous = first.version
+        for r in records.dropFirst() {
+            if r.version != previous + 1 { return .versionOutOfOrder(session: session, expected: previous + 1, got: r.version) }
+            previous = r.version
+        }
+        return nil
+    }
+
+    /// One `pwrite` per session; a failed write is cut back off so the file ends at its last complete record.
+    private func writeGroup(_ touched: [SessionState]) {
+        for s in touched where !s.deleted && !s.pending.isEmpty {
+            do {
+                try ensureOpen(s)
+                try disk.write(s.fd, s.pending, at: s.size, name: s.currentSegmentName)
+                s.size += s.pending.count
+                if let v = s.pendingLastVersion {
+                    s.lastVersion = v
+                    if !s.segments.isEmpty { s.segments[s.segments.count - 1].maxVersion = v }
+                }
+            } catch {
+                s.groupError = error
+                counters.failedWrites += 1
+                undo(s)
+            }
+        }
+    }
+
+    /// Syncs the files written in this group, then the directory if it changed.
+    private func syncGroup(_ touched: [SessionState]) {
+        let targets = touched.filter { $0.groupError == nil && !$0.deleted && $0.fd >= 0 }
+        sync(targets)
+        for s in targets where s.groupError != nil {
+            counters.failedSyncs += 1
+            undo(s)
+        }
+    }
+
+    private func sync(_ targets: [SessionState]) {
+        var useSyncfs = false
+        if case .syncfs(let threshold) = syncMode, targets.count >= threshold { useSyncfs = true }
+        if useSyncfs {
+            counters.syncCalls += 1
+            do {
+                try disk.syncFilesystem(dirFD)
+                dirDirty = false  // syncfs committed the directory too
+            } catch {
+                for s in targets { s.groupError = error }
+            }
+        } else {
+            for s in targets {
+                counters.syncCalls += 1
+                do { try disk.dataSync(s.fd, name: s.currentSegmentName) } catch { s.groupError = error }
+            }
+        }
+        if dirDirty {
+            counters.syncCalls += 1
+            do {
+                try disk.dataSync(dirFD, name: ".")
+                dirDirty = false
+            } catch {
+                for s in targets where s.createdInGroup { s.groupError = error }
+            }
+        }
+    }
+
+    /// flush/close: everything written under batch/never, and pending directory changes, reach the disk.
+    private func syncAll() {
+        guard writtenSinceFlush || dirDirty else { return }
+        counters.syncCalls += 1
+        if (try? disk.syncFilesystem(dirFD)) != nil {
+            writtenSinceFlush = false
+            dirDirty = false
+        }
+    }
+
+    /// Makes a refused append leave no trace: the file is cut back to its size before this group.
+    /// A session that cannot be cut back refuses further appends (its tail may hold a refused record).
+    private func undo(_ s: SessionState) {
+        if s.createdInGroup {
+            sessions[s.id] = nil
+            s.deleted = true
+            removeFiles(of: s)
+            s.deleted = false  // completions still report the creation's own error
+            return
+        }
+        s.pendingLastVersion = nil
+        s.lastVersion = s.lastVersionBeforeGroup
+        s.size = s.sizeBeforeGroup
+        if !s.segments.isEmpty { s.segments[s.segments.count - 1].maxVersion = s.maxVersionBeforeGroup }
+        guard s.fd >= 0 else { return }
+        do {
+            try disk.truncate(s.fd, to: s.sizeBeforeGroup, name: s.currentSegmentName)
+        } catch {
+            s.failure = "could not undo a failed append (\(error)); restart to recover the session"
+        }
+    }
+
+    private func ensureOpen(_ s: SessionState) throws(JournalError) {
+        if s.fd >= 0 { return }
+        s.fd = try disk.openForAppend(s.currentSegmentName, create: false)
+        openFDs += 1
+        if openFDs > fdBudget { closeIdle() }
+    }
+
+    private func closeIdle() {
+        for s in sessions.values where s.fd >= 0 && !s.inGroup {
+            disk.close(s.fd)
+            s.fd = -1
+            openFDs -= 1
+            if openFDs <= fdBudget / 2 { return }
+        }
+    }
+
+    private func removeFiles(of s: SessionState) {
+        s.deleted = true
+        if s.fd >= 0 {
+            disk.close(s.fd)
+            s.fd = -1
+            openFDs -= 1
+        }
+        for seg in s.segments { disk.unlink(FileNames.segment(s.id, seg.seq)) }
+        disk.unlink(FileNames.snapshot(s.id))
+        disk.unlink(FileNames.snapshotTemp(s.id))
+        dirDirty = true
+    }
+
+    // MARK: - Snapshots and compaction
+
+    /// Writes the snapshot atomically (temp file, fsync, rename, directory fsync), starts a new segment,
+    /// then deletes the segments the snapshot covers. Always synced whatever the policy: compaction
+    /// deletes records, so the snapshot replacing them must be on disk first.
+    private func snapshot(_ s: SessionState, version: Int, bytes: [UInt8]) {
+        guard !s.deleted, s.failure == nil else { return }
+        if let last = s.lastVersion, version > last { counters.snapshotFailures += 1; return }
+        var frame: [UInt8] = []
+        Frame.append(kind: .snapshot, version: version, payload: bytes, to: &frame)
+        let temp = FileNames.snapshotTemp(s.id)
+        do {
+            let fd = try disk.openTruncating(temp)
+            do {
+                try disk.write(fd, frame, at: 0, name: temp)
+                try disk.dataSync(fd, name: temp)
+            } catch {
+                disk.close(fd)
+                throw error
+            }
+            disk.close(fd)
+            try disk.rename(temp, FileNames.snapshot(s.id))
+            s.hasSnapshot = true
+            try disk.dataSync(dirFD, name: ".")
+            counters.syncCalls += 3
+        } catch {
+            disk.unlink(temp)
+            counters.snapshotFailures += 1
+            return
+        }
+        if s.lastVersion == nil { s.lastVersion = version }
+        do {
+            try rotate(s)
+        } catch {
+            counters.snapshotFailures += 1
+            return
+        }
+        var kept: [SessionState.Segment] = []
+        for (i, seg) in s.segments.enumerated() {
+            if i < s.segments.count - 1, (seg.maxVersion ?? Int.min) <= version {
+                disk.unlink(FileNames.segment(s.id, seg.seq))
+                dirDirty = true
+            } else {
+                kept.append(seg)
+            }
+        }
+        s.segments = kept
+        counters.snapshots += 1
+    }
+
+    /// Closes the current segment (synced, so only the newest segment can ever have a torn tail) and
+    /// starts the next one with the meta record, durable before any older segment is deleted.
+    private func rotate(_ s: SessionState) throws(JournalError) {
+        guard let current = s.segments.last, current.maxVersion != nil else { return }
+        try ensureOpen(s)
+        try disk.dataSync(s.fd, name: s.currentSegmentName)
+        let seq = current.seq + 1
+        let name = FileNames.segment(s.id, seq)
+        let fd = try disk.openForAppend(name, create: true)
+        var head: [UInt8] = []
+        Frame.append(kind: .meta, version: 0, payload: s.meta, to: &head)
+        do {
+            try disk.write(fd, head, at: 0, name: name)
+            try disk.dataSync(fd, name: name)
+            try disk.dataSync(dirFD, name: ".")
+            counters.syncCalls += 3
+        } catch {
+            disk.close(fd)
+            disk.unlink(name)
+            throw error
+        }
+        disk.close(s.fd)
+        s.fd = fd
+        s.size = head.count
+        s.segments.append(.init(seq: seq, maxVersion: nil))
+    }
+}

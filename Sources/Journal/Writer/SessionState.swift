@@ -1,0 +1,53 @@
+/// What the writer knows about one session's files. Owned by the writer thread alone.
+final class SessionState {
+    struct Segment {
+        var seq: Int
+        /// Highest record version in the segment; nil while it holds only the meta record.
+        var maxVersion: Int?
+    }
+
+    let id: String
+    let meta: [UInt8]
+    /// Ascending; the last one is the segment appends go to.
+    var segments: [Segment]
+    var hasSnapshot = false
+    /// Open descriptor of the current segment, or -1 (closed to stay under the descriptor budget).
+    var fd: Int32 = -1
+    /// Bytes of the current segment that hold complete records.
+    var size: Int
+    var lastVersion: Int?
+    /// Set when the files are unusable; appends are refused with this reason.
+    var failure: String?
+    var deleted = false
+
+    // Scratch of the group being processed.
+    var pending: [UInt8] = []
+    var pendingLastVersion: Int?
+    var groupError: JournalError?
+    var inGroup = false
+    var createdInGroup = false
+    var sizeBeforeGroup = 0
+    var lastVersionBeforeGroup: Int?
+    var maxVersionBeforeGroup: Int?
+
+    init(id: String, meta: [UInt8], segments: [Segment], size: Int, lastVersion: Int?) {
+        self.id = id
+        self.meta = meta
+        self.segments = segments
+        self.size = size
+        self.lastVersion = lastVersion
+    }
+
+    var currentSegmentName: String { FileNames.segment(id, segments.last?.seq ?? 1) }
+}
+
+/// A session found by recovery, handed to the writer thread.
+struct RecoveredFiles: Sendable {
+    var id: String
+    var meta: [UInt8]
+    var segments: [(seq: Int, maxVersion: Int?)]
+    var hasSnapshot: Bool
+    var lastSegmentSize: Int
+    var lastVersion: Int?
+    var failure: String?
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Glibc
+import Synchronization
+import XCTest
+@testable import Journal
+
+final class JournalFaultTests: XCTestCase {
+    func testDiskFullRefusesTheAppendAndLeavesNoTrace() throws {
+        let dir = makeTempDirectory(self)
+        do {
+            let j = try Journal(directory: dir, fsync: .always)
+            _ = j.recover()
+            try j.createSession(id: "s", meta: [])
+            XCTAssertNoThrow(try appendSync(j, "s", [(1, "one")]).get())
+            j.injectFault(.diskFull())
+            for _ in 0..<3 {
+                guard case .failure(.io("write", _, ENOSPC)) = appendSync(j, "s", [(2, "two")]) else { return XCTFail("append must fail") }
+            }
+            XCTAssertThrowsError(try j.createSession(id: "t", meta: []))
+            XCTAssertFalse(files(in: dir).contains { $0.hasPrefix("t.") }, "a refused creation leaves no file")
+            j.injectFault(nil)
+            XCTAssertNoThrow(try appendSync(j, "s", [(2, "two")]).get(), "the disk recovered")
+            XCTAssertEqual(j.statistics().failedWrites, 4, "three appends and one creation")
+            j.close()
+        }
+        let j = try Journal(directory: dir, fsync: .always)
+        defer { j.close() }
+        XCTAssertEqual(j.recover().session("s")?.recordStrings, ["one", "two"])
+    }
+
+    func testFailedSyncIsUndoneSoTheRefusedRecordNeverReappears() throws {
+        let dir = makeTempDirectory(self)
+        do {
+            let j = try Journal(directory: dir, fsync: .always)
+            _ = j.recover()
+            try j.createSession(id: "s", meta: [])
+            XCTAssertNoThrow(try appendSync(j, "s", [(1, "one")]).get())
+            j.injectFault(.syncFails(count: 1))
+            guard case .failure(.io(_, _, EIO)) = appendSync(j, "s", [(2, "refused")]) else { return XCTFail("append must fail") }
+            XCTAssertNoThrow(try appendSync(j, "s", [(2, "two")]).get())
+            j.close()
+        }
+        let j = try Journal(directory: dir, fsync: .always)
+        defer { j.close() }
+        XCTAssertEqual(j.recover().session("s")?.recordStrings, ["one", "two"])
+    }
+
+    func testOtherSessionsInTheSameGroupAreUnaffectedByOneFailure() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .never)
+        defer { j.close() }
+        _ = j.recover()
+        try j.createSession(id: "a", meta: [])
+        try j.createSession(id: "b", meta: [])
+        j.injectFault(JournalFault(operation: .write, errno: EIO, count: 1))
+        let results = Mutex<[String: Result<Void, JournalError>]>([:])
+        let done = DispatchSemaphore(value: 0)
+        j.flush()
+        for id in ["a", "b"] {
+            j.append(session: id, records: [(version: 1, bytes: bytes(id))]) { r in
+                results.withLock { $0[id] = r }
+                done.signal()
+            }
+        }
+        done.wait()
+        done.wait()
+        let failed = results.withLock { $0.values.filter { if case .failure = $0 { return true } else { return false } }.count }
+        XCTAssertEqual(failed, 1, "exactly one write was failed by the injected fault")
+    }
+
+    func testSnapshotFailureKeepsTheRecords() throws {
+        let dir = makeTempDirectory(self)
+        do {
+            let j = try Journal(directory: dir, fsync: .always)
+            _ = j.recover()
+            try j.createSession(id: "s", meta: [])
+            for v in 1...3 { _ = appendSync(j, "s", [(v, "r\(v)")]) }
+            j.injectFault(.syncFails(count: 1))
+            j.writeSnapshot(session: "s", version: 3, bytes: bytes("state"))
+            let stats = j.statistics()
+            XCTAssertEqual(stats.snapshotFailures, 1)
+            XCTAssertEqual(files(in: dir), ["s.00000001.log"])
+            j.close()
+        }
+        let j = try Journal(directory: dir, fsync: .always)
+        defer { j.close() }
+        XCTAssertEqual(j.recover().session("s")?.versions, [1, 2, 3])
+    }
+}

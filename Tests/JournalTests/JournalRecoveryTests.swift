@@ -1,0 +1,219 @@
+import Foundation
+import XCTest
+@testable import Journal
+
+final class JournalRecoveryTests: XCTestCase {
+    /// A session "s" with meta "m" and records 1...n ("r1", "r2", ...), one append each; returns the segment path.
+    private func makeSession(_ dir: String, id: String = "s", records n: Int, batches: [[Int]] = []) throws -> String {
+        let j = try Journal(directory: dir, fsync: .never)
+        _ = j.recover()
+        try j.createSession(id: id, meta: bytes("m"))
+        for v in 1...max(1, n) where n > 0 { XCTAssertNoThrow(try appendSync(j, id, [(v, "r\(v)")]).get()) }
+        for batch in batches { XCTAssertNoThrow(try appendSync(j, id, batch.map { ($0, "r\($0)") }).get()) }
+        j.close()
+        return dir + "/" + FileNames.segment(id, 1)
+    }
+
+    private func reopen(_ dir: String) throws -> (Journal, JournalRecovery) {
+        let j = try Journal(directory: dir, fsync: .always)
+        return (j, j.recover())
+    }
+
+    private let metaSize = Frame.size(kind: .meta, payloadCount: 1)
+    private func recordSize(_ v: Int) -> Int { Frame.size(kind: .recordEnd, payloadCount: "r\(v)".utf8.count) }
+
+    func testTornTailIsDroppedAndFileTruncated() throws {
+        for cut in [1, 5, 8, 12] {
+            let dir = makeTempDirectory(self)
+            let path = try makeSession(dir, records: 3)
+            let full = readFile(path)
+            XCTAssertEqual(full.count, metaSize + recordSize(1) + recordSize(2) + recordSize(3))
+            writeFile(path, Array(full.dropLast(cut)))
+            let (j, r) = try reopen(dir)
+            XCTAssertTrue(r.failures.isEmpty, "\(r.failures)")
+            XCTAssertEqual(r.session("s")?.versions, [1, 2], "cut \(cut)")
+            XCTAssertEqual(r.stats.tornTails, 1)
+            XCTAssertEqual(readFile(path).count, metaSize + recordSize(1) + recordSize(2), "truncated to the last good record")
+            // The lost version is written again, then everything recovers once.
+            XCTAssertNoThrow(try appendSync(j, "s", [(3, "r3-again")]).get())
+            j.close()
+            let (j2, r2) = try reopen(dir)
+            XCTAssertEqual(r2.session("s")?.recordStrings, ["r1", "r2", "r3-again"])
+            j2.close()
+        }
+    }
+
+    func testTailWithChecksumMismatchOrZerosIsTorn() throws {
+        let dir = makeTempDirectory(self)
+        let path = try makeSession(dir, records: 3)
+        var content = readFile(path)
+        content[content.count - 1] ^= 0x40          // last record's payload damaged
+        content += [UInt8](repeating: 0, count: 4096) // and a preallocated-looking zero tail
+        writeFile(path, content)
+        let (j, r) = try reopen(dir)
+        defer { j.close() }
+        XCTAssertTrue(r.failures.isEmpty, "\(r.failures)")
+        XCTAssertEqual(r.session("s")?.versions, [1, 2])
+    }
+
+    func testInterruptedBatchIsDroppedWhole() throws {
+        let dir = makeTempDirectory(self)
+        let path = try makeSession(dir, records: 2, batches: [[3, 4, 5]])
+        let full = readFile(path)
+        writeFile(path, Array(full.dropLast(recordSize(5) + 2)))  // records 3 complete, 4 torn, 5 missing
+        let (j, r) = try reopen(dir)
+        defer { j.close() }
+        XCTAssertEqual(r.session("s")?.versions, [1, 2], "a batch is recovered whole or not at all")
+        XCTAssertEqual(readFile(path).count, metaSize + recordSize(1) + recordSize(2))
+    }
+
+    func testCorruptMiddleRecordStopsOnlyThatSession() throws {
+        let dir = makeTempDirectory(self)
+        let path = try makeSession(dir, id: "bad", records: 4)
+        _ = try makeSession(dir, id: "good", records: 4)
+        var content = readFile(path)
+        let secondPayload = metaSize + recordSize(1) + 8 + 9
+        content[secondPayload] ^= 0x01
+        writeFile(path, content)
+        let (j, r) = try reopen(dir)
+        defer { j.close() }
+        XCTAssertEqual(r.sessions.map(\.id), ["good"])
+        XCTAssertEqual(r.session("good")?.versions, [1, 2, 3, 4])
+        XCTAssertEqual(r.failures.map(\.id), ["bad"])
+        let reason = r.failures.first?.reason ?? ""
+        XCTAssertTrue(reason.contains("corrupt record at byte \(metaSize + recordSize(1))"), reason)
+        XCTAssertTrue(reason.contains("CRC32C"), reason)
+        XCTAssertEqual(readFile(path), content, "files of a failed session are left for inspection")
+        guard case .failure(.sessionFailed("bad", _)) = appendSync(j, "bad", [(5, "x")]) else { return XCTFail("failed session took an append") }
+        XCTAssertThrowsError(try j.createSession(id: "bad", meta: []))
+        XCTAssertEqual(readFile(path), content)
+        j.deleteSession(id: "bad")
+        XCTAssertFalse(files(in: dir).contains { $0.hasPrefix("bad.") })
+    }
+
+    func testCorruptLengthInTheMiddleIsNotMistakenForATornTail() throws {
+        let dir = makeTempDirectory(self)
+        let path = try makeSession(dir, records: 4)
+        var content = readFile(path)
+        content[metaSize + recordSize(1) + 3] = 0x7F  // record 2 claims ~2 GB
+        writeFile(path, content)
+        let (j, r) = try reopen(dir)
+        defer { j.close() }
+        XCTAssertEqual(r.failures.map(\.id), ["s"])
+        XCTAssertEqual(readFile(path), content)
+    }
+
+    func testCreationThatNeverBecameDurableIsDiscarded() throws {
+        let dir = makeTempDirectory(self)
+        let path = try makeSession(dir, records: 0)
+        writeFile(path, Array(readFile(path).prefix(5)))
+        let (j, r) = try reopen(dir)
+        defer { j.close() }
+        XCTAssertTrue(r.sessions.isEmpty)
+        XCTAssertTrue(r.failures.isEmpty)
+        XCTAssertEqual(r.stats.discardedSessions, 1)
+        XCTAssertEqual(files(in: dir), [])
+    }
+
+    func testSnapshotCompactsCoveredSegments() throws {
+        let dir = makeTempDirectory(self)
+        do {
+            let j = try Journal(directory: dir, fsync: .always, snapshotEvery: 5)
+            _ = j.recover()
+            try j.createSession(id: "s", meta: bytes("m"))
+            for v in 1...10 { _ = appendSync(j, "s", [(v, "r\(v)")]) }
+            j.writeSnapshot(session: "s", version: 8, bytes: bytes("state@8"))
+            j.flush()  // snapshots are asynchronous; flush waits for them
+            _ = appendSync(j, "s", [(11, "r11")])
+            // Segment 1 still holds 9 and 10, so it stays; appends go to segment 2.
+            XCTAssertEqual(files(in: dir), ["s.00000001.log", "s.00000002.log", "s.snap"])
+            j.close()
+        }
+        do {
+            let (j, r) = try reopen(dir)
+            let s = try XCTUnwrap(r.session("s"))
+            XCTAssertEqual(s.snapshot?.version, 8)
+            XCTAssertEqual(s.snapshot.map { String(decoding: $0.bytes, as: UTF8.self) }, "state@8")
+            XCTAssertEqual(s.versions, [9, 10, 11])
+            XCTAssertEqual(s.meta, bytes("m"))
+            j.writeSnapshot(session: "s", version: 11, bytes: bytes("state@11"))
+            j.flush()
+            XCTAssertEqual(files(in: dir), ["s.00000003.log", "s.snap"])
+            XCTAssertEqual(j.statistics().snapshots, 1)
+            j.close()
+        }
+        let (j, r) = try reopen(dir)
+        defer { j.close() }
+        XCTAssertEqual(r.session("s")?.snapshot?.version, 11)
+        XCTAssertEqual(r.session("s")?.versions, [])
+        XCTAssertEqual(r.session("s")?.meta, bytes("m"), "every segment starts with the meta record")
+        XCTAssertNoThrow(try appendSync(j, "s", [(12, "r12")]).get())
+    }
+
+    func testSnapshotOfFreshSessionSetsTheNextVersion() throws {
+        let dir = makeTempDirectory(self)
+        do {
+            let j = try Journal(directory: dir, fsync: .always)
+            _ = j.recover()
+            try j.createSession(id: "s", meta: [])
+            j.writeSnapshot(session: "s", version: 0, bytes: bytes("{}"))
+            j.flush()
+            guard case .failure(.versionOutOfOrder(_, 1, 5)) = appendSync(j, "s", [(5, "x")]) else { return XCTFail() }
+            XCTAssertNoThrow(try appendSync(j, "s", [(1, "x")]).get())
+            j.close()
+        }
+        let (j, r) = try reopen(dir)
+        defer { j.close() }
+        XCTAssertEqual(r.session("s")?.snapshot?.version, 0)
+        XCTAssertEqual(r.session("s")?.versions, [1])
+    }
+
+    func testCorruptSnapshotFailsTheSession() throws {
+        let dir = makeTempDirectory(self)
+        do {
+            let j = try Journal(directory: dir, fsync: .always)
+            _ = j.recover()
+            try j.createSession(id: "s", meta: [])
+            _ = appendSync(j, "s", [(1, "x")])
+            j.writeSnapshot(session: "s", version: 1, bytes: bytes("state"))
+            j.close()
+        }
+        var snap = readFile(dir + "/s.snap")
+        snap[snap.count - 1] ^= 0xFF
+        writeFile(dir + "/s.snap", snap)
+        writeFile(dir + "/s.snap.tmp", bytes("half-written"))
+        let (j, r) = try reopen(dir)
+        defer { j.close() }
+        XCTAssertEqual(r.failures.map(\.id), ["s"])
+        XCTAssertTrue(r.failures.first?.reason.contains("snapshot") ?? false)
+        XCTAssertFalse(files(in: dir).contains("s.snap.tmp"), "a leftover temp snapshot is never the newest one")
+    }
+
+    func testTenThousandSessionsRestart() throws {
+        let dir = makeTempDirectory(self)
+        let count = 10_000
+        let ids = (0..<count).map { "session-\($0)" }
+        do {
+            let j = try Journal(directory: dir, fsync: .never)
+            _ = j.recover()
+            for id in ids { try j.createSession(id: id, meta: bytes(id)) }
+            let done = DispatchSemaphore(value: 0)
+            for id in ids {
+                j.append(session: id, records: [(version: 1, bytes: bytes("a")), (version: 2, bytes: bytes("b"))]) { _ in done.signal() }
+            }
+            for _ in ids { done.wait() }
+            j.close()
+        }
+        let started = Date()
+        let (j, r) = try reopen(dir)
+        defer { j.close() }
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertEqual(r.sessions.count, count)
+        XCTAssertTrue(r.failures.isEmpty)
+        XCTAssertEqual(r.stats.records, 2 * count)
+        XCTAssertTrue(r.sessions.allSatisfy { $0.versions == [1, 2] && $0.meta == bytes($0.id) })
+        XCTAssertEqual(j.statistics().sessions, count)
+        XCTAssertNoThrow(try appendSync(j, "session-9999", [(3, "c")]).get())
+        print("recovered \(count) sessions in \(elapsed) s (debug build)")
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import XCTest
+@testable import Journal
+
+final class JournalRoundTripTests: XCTestCase {
+    func testRoundTripAcrossRestart() throws {
+        let dir = makeTempDirectory(self)
+        do {
+            let j = try Journal(directory: dir, fsync: .always)
+            XCTAssertEqual(j.recover().sessions.count, 0)
+            try j.createSession(id: "alpha", meta: bytes("meta-a"))
+            try j.createSession(id: "beta_2-B", meta: bytes("meta-b"))
+            XCTAssertNoThrow(try appendSync(j, "alpha", [(1, "a1")]).get())
+            XCTAssertNoThrow(try appendSync(j, "alpha", [(2, "a2"), (3, "a3")]).get())
+            XCTAssertNoThrow(try appendSync(j, "beta_2-B", [(1, "")]).get())
+            j.close()
+        }
+        let j = try Journal(directory: dir, fsync: .always)
+        defer { j.close() }
+        let r = j.recover()
+        XCTAssertTrue(r.failures.isEmpty, "\(r.failures)")
+        XCTAssertEqual(r.sessions.map(\.id), ["alpha", "beta_2-B"])
+        XCTAssertEqual(r.session("alpha")?.meta, bytes("meta-a"))
+        XCTAssertEqual(r.session("alpha")?.versions, [1, 2, 3])
+        XCTAssertEqual(r.session("alpha")?.recordStrings, ["a1", "a2", "a3"])
+        XCTAssertNil(r.session("alpha")?.snapshot?.version)
+        XCTAssertEqual(r.session("beta_2-B")?.recordStrings, [""])
+        XCTAssertEqual(r.stats.records, 4)
+        // Appends continue after the recovered version.
+        XCTAssertNoThrow(try appendSync(j, "alpha", [(4, "a4")]).get())
+        guard case .failure(.versionOutOfOrder(_, 5, 7)) = appendSync(j, "alpha", [(7, "gap")]) else {
+            return XCTFail("a gap must be refused")
+        }
+    }
+
+    func testEveryPolicyRoundTrips() throws {
+        for policy in FsyncPolicy.allCases {
+            let dir = makeTempDirectory(self)
+            do {
+                let j = try Journal(directory: dir, fsync: policy)
+                _ = j.recover()
+                try j.createSession(id: "s", meta: bytes("m"))
+                for v in 1...20 { XCTAssertNoThrow(try appendSync(j, "s", [(v, "r\(v)")]).get()) }
+                j.close()
+                guard case .failure(.closed) = appendSync(j, "s", [(21, "late")]) else { return XCTFail("closed journal must refuse") }
+            }
+            let j = try Journal(directory: dir, fsync: policy)
+            XCTAssertEqual(j.recover().session("s")?.versions, Array(1...20), "\(policy)")
+            j.close()
+        }
+    }
+
+    func testInvalidSessionIDsTouchNothing() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .never)
+        defer { j.close() }
+        _ = j.recover()
+        for id in ["", "../escape", "a/b", "a.b", ".", "..", "with space", "é", String(repeating: "x", count: 65), "nul\u{0}"] {
+            XCTAssertThrowsError(try j.createSession(id: id, meta: [])) { error in
+                XCTAssertEqual(error as? JournalError, .invalidSessionID(id))
+            }
+            guard case .failure(.invalidSessionID) = appendSync(j, id, [(1, "x")]) else { return XCTFail("append to \(id) accepted") }
+            j.writeSnapshot(session: id, version: 1, bytes: [])
+            j.deleteSession(id: id)
+        }
+        XCTAssertNoThrow(try j.createSession(id: String(repeating: "x", count: 64), meta: []))
+        XCTAssertEqual(files(in: dir), [String(repeating: "x", count: 64) + ".00000001.log"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: (dir as NSString).deletingLastPathComponent + "/escape.00000001.log"))
+    }
+
+    func testCreateTwiceAndUnknownSession() throws {
+        let dir = makeTempDirectory(self)
+        do {
+            let j = try Journal(directory: dir, fsync: .always)
+            _ = j.recover()
+            try j.createSession(id: "s", meta: [])
+            XCTAssertThrowsError(try j.createSession(id: "s", meta: [])) { XCTAssertEqual($0 as? JournalError, .sessionExists("s")) }
+            guard case .failure(.unknownSession("nope")) = appendSync(j, "nope", [(1, "x")]) else { return XCTFail() }
+            j.close()
+        }
+        let j = try Journal(directory: dir, fsync: .always)
+        defer { j.close() }
+        _ = j.recover()
+        XCTAssertThrowsError(try j.createSession(id: "s", meta: [])) { XCTAssertEqual($0 as? JournalError, .sessionExists("s")) }
+    }
+
+    func testSecondJournalOnSameDirectoryIsRefused() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .never)
+        XCTAssertThrowsError(try Journal(directory: dir, fsync: .never)) { XCTAssertEqual($0 as? JournalError, .directoryLocked(dir)) }
+        j.close()
+        XCTAssertNoThrow(try Journal(directory: dir, fsync: .never).close())
+    }
+
+    func testDeleteRemovesEveryFile() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .always)
+        defer { j.close() }
+        _ = j.recover()
+        try j.createSession(id: "gone", meta: [])
+        try j.createSession(id: "kept", meta: [])
+        for v in 1...5 { _ = appendSync(j, "gone", [(v, "x")]) }
+        j.writeSnapshot(session: "gone", version: 3, bytes: bytes("state"))
+        j.flush()
+        _ = appendSync(j, "gone", [(6, "y")])
+        XCTAssertTrue(files(in: dir).contains("gone.snap"))
+        j.deleteSession(id: "gone")
+        XCTAssertEqual(files(in: dir), ["kept.00000001.log"])
+        guard case .failure(.unknownSession) = appendSync(j, "gone", [(7, "z")]) else { return XCTFail("deleted session took an append") }
+        // The id can be used again.
+        XCTAssertNoThrow(try j.createSession(id: "gone", meta: []))
+    }
+
+    func testAsyncForms() async throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .always)
+        _ = j.recover()
+        let created = await withCheckedContinuation { c in j.createSession(id: "s", meta: bytes("m")) { c.resume(returning: $0) } }
+        XCTAssertNoThrow(try created.get())
+        let again = await withCheckedContinuation { c in j.createSession(id: "s", meta: []) { c.resume(returning: $0) } }
+        guard case .failure(.sessionExists("s")) = again else { return XCTFail("created twice") }
+        let ok = await j.append(session: "s", records: [(version: 1, bytes: bytes("a"))])
+        XCTAssertNoThrow(try ok.get())
+        let refused = await j.append(session: "s", records: [(version: 3, bytes: bytes("c"))])
+        XCTAssertThrowsError(try refused.get())
+        j.close()
+        let j2 = try Journal(directory: dir, fsync: .always)
+        XCTAssertEqual(j2.recover().session("s")?.recordStrings, ["a"])
+        j2.close()
+    }
+}

@@ -1,5 +1,0 @@
-import XCTest
-
-final class JournalTestsPlaceholder: XCTestCase {
-    func testPlaceholder() {}
-}
