@@ -5,9 +5,11 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "core":
     runCoreBench(Array(arguments.dropFirst()))
+case "journal":
+    runJournalBench(Array(arguments.dropFirst()))
 case "http-server":
     runEngineBenchServer(Array(arguments.dropFirst()))
 default:
-    print("usage: storehouse-bench core | http-server [--port N]")
+    print("usage: storehouse-bench core | journal [DIR] | http-server [--port N]")
     exit(2)
 }
