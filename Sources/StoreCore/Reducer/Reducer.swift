@@ -1,0 +1,72 @@
+/// A pure function that applies an action to state and returns the effects to run.
+///
+/// It may refuse an action by throwing a `Rejection`; the `Store` then restores the state
+/// (see `StoreState` for how, without copying large state).
+///
+///     let counter = Reducer<Int, CounterAction> { count, action, _ in
+///         switch action {
+///         case .incr: count += 1
+///         case .decr: count -= 1
+///         }
+///         return .none
+///     }
+public struct Reducer<State, Action: Sendable>: Sendable {
+    public let reduce: @Sendable (inout State, Action, ActionContext) throws(Rejection) -> Effect<Action>
+
+    public init(_ reduce: @escaping @Sendable (inout State, Action, ActionContext) throws(Rejection) -> Effect<Action>) {
+        self.reduce = reduce
+    }
+
+    @inlinable
+    public func callAsFunction(_ state: inout State, _ action: Action, _ context: ActionContext) throws(Rejection) -> Effect<Action> {
+        try reduce(&state, action, context)
+    }
+}
+
+extension Reducer {
+    /// Runs every reducer in order on the same action; their effects are merged.
+    /// A refusal from any of them refuses the action (the Store rolls back the earlier ones too).
+    public static func combine(_ reducers: Reducer...) -> Reducer { combine(reducers) }
+
+    public static func combine(_ reducers: [Reducer]) -> Reducer {
+        Reducer { state, action, context throws(Rejection) in
+            var effects: [Effect<Action>] = []
+            for r in reducers {
+                let e = try r.reduce(&state, action, context)
+                if !e.isNone { effects.append(e) }
+            }
+            return effects.count == 1 ? effects[0] : .merge(effects)
+        }
+    }
+
+    /// Lifts a feature reducer to a parent: its state lives at `state` (a writable key path,
+    /// stored or computed), its actions are the parent actions `action.extract` recognizes,
+    /// and its effects' actions are embedded back into the parent's.
+    ///
+    ///     let app = counterReducer.pullback(state: \AppState.counter, action: AppAction.counterCase)
+    public func pullback<ParentState, ParentAction>(
+        state toLocal: WritableKeyPath<ParentState, State> & Sendable,
+        action toLocalAction: CasePath<ParentAction, Action>
+    ) -> Reducer<ParentState, ParentAction> {
+        let reduce = self.reduce
+        return Reducer<ParentState, ParentAction> { parent, parentAction, context throws(Rejection) in
+            guard let local = toLocalAction.extract(parentAction) else { return .none }
+            let effect = try reduce(&parent[keyPath: toLocal], local, context)
+            return effect.map(toLocalAction.embed)
+        }
+    }
+}
+
+/// The embed/extract pair that relates a parent action enum to one of its cases.
+///
+///     CasePath<AppAction, CounterAction>(embed: AppAction.counter) {
+///         if case .counter(let a) = $0 { return a } else { return nil }
+///     }
+public struct CasePath<Root, Value>: Sendable {
+    public let embed: @Sendable (Value) -> Root
+    public let extract: @Sendable (Root) -> Value?
+    public init(embed: @escaping @Sendable (Value) -> Root, extract: @escaping @Sendable (Root) -> Value?) {
+        self.embed = embed
+        self.extract = extract
+    }
+}
