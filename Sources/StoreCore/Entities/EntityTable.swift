@@ -1,0 +1,251 @@
+/// A normalized collection: `byId` plus ordered `allIds`, as `{"byId": {...}, "allIds": [...]}`.
+///
+/// Lookup and update by id are one hash lookup; insert appends (amortized O(1)); remove
+/// leaves a tombstone in the slot array and keeps a Fenwick tree of live slots so the removed
+/// id's position in `allIds` (needed for the patch) costs O(log n); tombstones are compacted
+/// at commit once they outnumber live ids (amortized O(1)).
+///
+/// Every change is logged with the old entity while an action runs, which gives the
+/// Store O(change) patches (`writePatch(since:at:into:)`) and rollbacks (`rollback(to:)`)
+/// without copying the table. `commit()` forgets the log.
+///
+///     var t = EntityTable<Task>()
+///     t.insert(Task(id: 1, title: "a", done: false))
+///     t.update(1) { $0.done.toggle() }
+public struct EntityTable<E: Entity>: Sendable {
+    struct Row: Sendable {
+        var entity: E
+        var slot: Int
+    }
+
+    enum LogEntry: Sendable {
+        case inserted(E.ID, position: Int)
+        case updated(E.ID, old: E)
+        case removed(E.ID, old: E, slot: Int, position: Int)
+
+        var id: E.ID {
+            switch self {
+            case .inserted(let id, _), .updated(let id, _), .removed(let id, _, _, _): return id
+            }
+        }
+    }
+
+    private(set) var rows: [E.ID: Row] = [:]
+    /// `allIds` with nil where an id was removed.
+    private(set) var slots: [E.ID?] = []
+    private var live = Fenwick()
+    private var tombstones = 0
+    private(set) var log: [LogEntry] = []
+
+    public init() {}
+
+    public init(_ entities: some Sequence<E>) {
+        for e in entities where rows[e.id] == nil {
+            rows[e.id] = Row(entity: e, slot: slots.count)
+            slots.append(e.id)
+        }
+        live = Fenwick(Array(repeating: 1, count: slots.count))
+    }
+
+    public var count: Int { rows.count }
+    public var isEmpty: Bool { rows.isEmpty }
+
+    public subscript(id: E.ID) -> E? { rows[id]?.entity }
+
+    public func contains(_ id: E.ID) -> Bool { rows[id] != nil }
+
+    /// Ids in `allIds` order.
+    public var ids: [E.ID] { slots.compactMap { $0 } }
+
+    /// Entities in `allIds` order.
+    public var values: [E] { slots.compactMap { $0.flatMap { rows[$0]?.entity } } }
+
+    /// Appends `entity`; false (and no change) when its id is already present.
+    @discardableResult
+    public mutating func insert(_ entity: E) -> Bool {
+        guard rows[entity.id] == nil else { return false }
+        log.append(.inserted(entity.id, position: rows.count))
+        rows[entity.id] = Row(entity: entity, slot: slots.count)
+        slots.append(entity.id)
+        live.append(1)
+        return true
+    }
+
+    /// Changes the entity in place; false when the id is absent. The id must not change.
+    @discardableResult
+    public mutating func update(_ id: E.ID, _ body: (inout E) -> Void) -> Bool {
+        guard let index = rows.index(forKey: id) else { return false }
+        log.append(.updated(id, old: rows.values[index].entity))
+        body(&rows.values[index].entity)
+        return true
+    }
+
+    /// Removes and returns the entity; nil when absent.
+    @discardableResult
+    public mutating func remove(_ id: E.ID) -> E? {
+        guard let row = rows.removeValue(forKey: id) else { return nil }
+        let position = live.prefix(row.slot)
+        log.append(.removed(id, old: row.entity, slot: row.slot, position: position))
+        slots[row.slot] = nil
+        live.add(-1, at: row.slot)
+        tombstones += 1
+        return row.entity
+    }
+
+    // MARK: change tracking
+
+    /// A point in the change log to write a patch or roll back from.
+    public var mark: Int { log.count }
+
+    /// Undoes, newest first, every change logged since `mark`.
+    public mutating func rollback(to mark: Int) {
+        while log.count > mark {
+            switch log.removeLast() {
+            case .inserted(let id, _):
+                rows[id] = nil
+                slots.removeLast()  // compaction never runs while a log is open, so it is the last slot
+                live.removeLast()
+            case .updated(let id, let old):
+                if let index = rows.index(forKey: id) { rows.values[index].entity = old }
+            case .removed(let id, let old, let slot, _):
+                rows[id] = Row(entity: old, slot: slot)
+                slots[slot] = id
+                live.add(1, at: slot)
+                tombstones -= 1
+            }
+        }
+    }
+
+    /// Forgets the log (the batch is final) and compacts tombstones when they dominate.
+    public mutating func commit() {
+        log.removeAll(keepingCapacity: log.count < 1024)
+        if tombstones > 64 && tombstones > rows.count { compact() }
+    }
+
+    private mutating func compact() {
+        var newSlots: [E.ID?] = []
+        newSlots.reserveCapacity(rows.count)
+        for case let id? in slots {
+            rows[id]?.slot = newSlots.count
+            newSlots.append(id)
+        }
+        slots = newSlots
+        live = Fenwick(Array(repeating: 1, count: slots.count))
+        tombstones = 0
+    }
+
+    /// Patch operations for every change since `mark`, under `path` (e.g. "/tasks"):
+    /// `allIds` adds/removes at the positions they had, in order; one operation (or a field
+    /// diff) per touched id in `byId`, from its value before the first change to its value now.
+    public func writePatch(since mark: Int, at path: String, into patch: inout PatchWriter) {
+        guard mark < log.count else { return }
+        let allIds = path + "/allIds/"
+        for entry in log[mark...] {
+            switch entry {
+            case .inserted(let id, let position): patch.add(allIds + String(position), id)
+            case .removed(_, _, _, let position): patch.remove(allIds + String(position))
+            case .updated: break
+            }
+        }
+        let byId = path + "/byId/"
+        var seen = Set<E.ID>()
+        for entry in log[mark...] {
+            let id = entry.id
+            guard seen.insert(id).inserted else { continue }
+            let before: E?
+            switch entry {
+            case .inserted: before = nil
+            case .updated(_, let old), .removed(_, let old, _, _): before = old
+            }
+            let member = byId + JSONPointer.escape(id.key)
+            switch (before, rows[id]?.entity) {
+            case (nil, nil): break
+            case (nil, let now?): patch.add(member, now)
+            case (_?, nil): patch.remove(member)
+            case (let old?, let now?): now.diff(from: old, at: member, into: &patch)
+            }
+        }
+    }
+}
+
+extension EntityTable: JSONEncodable {
+    /// `{"byId": {...}, "allIds": [...]}`; `byId` members follow `allIds` order, so one state
+    /// always gives the same bytes.
+    public func writeJSON(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("byId")
+        w.beginObject()
+        for case let id? in slots {
+            guard let row = rows[id] else { continue }
+            w.key(id.key)
+            row.entity.writeJSON(to: &w)
+        }
+        w.endObject()
+        w.key("allIds")
+        w.beginArray()
+        for case let id? in slots { id.writeJSON(to: &w) }
+        w.endArray()
+        w.endObject()
+    }
+}
+
+extension EntityTable: JSONDecodable {
+    /// Checks that `allIds` lists every `byId` member exactly once and that each entity's
+    /// `id` matches its member name.
+    public init(json: JSONValue, path: String) throws(StateDecodingError) {
+        let byIdValue: [String: JSONValue] = try json.decodeMember("byId", at: path)
+        let allIds: [E.ID] = try json.decodeMember("allIds", at: path)
+        var entities: [E] = []
+        entities.reserveCapacity(allIds.count)
+        var seen = Set<E.ID>()
+        for (i, id) in allIds.enumerated() {
+            let idPath = path + "/allIds/\(i)"
+            guard seen.insert(id).inserted else { throw StateDecodingError(path: idPath, message: "duplicate id") }
+            let memberPath = path + "/byId/" + JSONPointer.escape(id.key)
+            guard let value = byIdValue[id.key] else { throw StateDecodingError(path: idPath, message: "no such member in byId") }
+            let entity = try E(json: value, path: memberPath)
+            guard entity.id == id else { throw StateDecodingError(path: memberPath + "/id", message: "does not match its key") }
+            entities.append(entity)
+        }
+        if byIdValue.count != allIds.count, let extra = byIdValue.keys.sorted().first(where: { E.ID(key: $0).map { !seen.contains($0) } ?? true }) {
+            throw StateDecodingError(path: path + "/byId/" + JSONPointer.escape(extra), message: "not listed in allIds")
+        }
+        self.init(entities)
+    }
+}
+
+extension Dictionary: JSONDecodable where Key == String, Value: JSONDecodable {
+    public init(json: JSONValue, path: String) throws(StateDecodingError) {
+        guard case .object(let o) = json else { throw StateDecodingError(path: path, message: "expected an object, got \(json.typeName)") }
+        var out: [String: Value] = [:]
+        for (k, v) in o { out[k] = try Value(json: v, path: path + "/" + JSONPointer.escape(k)) }
+        self = out
+    }
+}
+
+extension EntityTable: Equatable {
+    /// Same entities in the same order (tombstones and logs do not count).
+    public static func == (a: EntityTable, b: EntityTable) -> Bool {
+        a.count == b.count && a.ids == b.ids && a.ids.allSatisfy { a[$0] == b[$0] }
+    }
+}
+
+extension EntityTable: Encodable where E: Encodable, E.ID: Encodable {
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ s: String) { stringValue = s }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// The same shape as `writeJSON`, for comparing against Foundation's `JSONEncoder`.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        var byId = c.nestedContainer(keyedBy: Key.self, forKey: Key("byId"))
+        for case let id? in slots {
+            if let row = rows[id] { try byId.encode(row.entity, forKey: Key(id.key)) }
+        }
+        try c.encode(ids, forKey: Key("allIds"))
+    }
+}
