@@ -110,26 +110,37 @@ final class PropertyTests: XCTestCase {
             for i in batch.indices { batch[i].at = at }
             let beforeBytes = store.encodeState()
             let version = store.version
+            let changes: [Change]
             do {
-                let changes = try store.apply(batch)
-                XCTAssertEqual(changes.count, batch.count)
-                for (i, change) in changes.enumerated() {
-                    XCTAssertEqual(change.version, version + i + 1)
-                    json = try JSONPatch.apply(change.patch, to: json)
-                }
-                applied += changes.count
-                XCTAssertEqual(store.version, version + batch.count)
-                XCTAssertEqual(json, store.stateValue(), "after \(batch.map(\.type)): \(String(decoding: changes.last?.patch ?? [], as: UTF8.self))")
-                if json != store.stateValue() { return }
-                // Restoring from the JSON gives the same bytes (canonical order).
-                if step % 25 == 0 { XCTAssertEqual(try kind.makeStore(state: json, version: 0, environment: .immediate).encodeState(), store.encodeState()) }
-                for effect in store.takePendingEffects() { feedback += run(effect, at: at) }
+                changes = try store.apply(batch)
             } catch {
                 refused += 1
-                XCTAssertEqual(store.encodeState(), beforeBytes, "refused \(batch.map(\.type)) changed the state")
+                XCTAssertEqual(String(decoding: store.encodeState(), as: UTF8.self), String(decoding: beforeBytes, as: UTF8.self),
+                               "refused \(batch.map(\.type)) changed the state")
                 XCTAssertEqual(store.version, version)
                 XCTAssertTrue(store.takePendingEffects().isEmpty)
+                continue
             }
+            XCTAssertEqual(changes.count, batch.count)
+            for (i, change) in changes.enumerated() {
+                XCTAssertEqual(change.version, version + i + 1)
+                do {
+                    json = try JSONPatch.apply(change.patch, to: json)
+                } catch {
+                    return XCTFail("patch \(String(decoding: change.patch, as: UTF8.self)) of \(batch[i].type) does not apply: \(error)")
+                }
+            }
+            applied += changes.count
+            XCTAssertEqual(store.version, version + batch.count)
+            guard json == store.stateValue() else {
+                return XCTFail("after \(batch.map(\.type)) with patch \(String(decoding: changes.last?.patch ?? [], as: UTF8.self)):\n"
+                               + "  patched: \(String(decoding: json.encoded(), as: UTF8.self))\n  state:   \(String(decoding: store.encodeState(), as: UTF8.self))")
+            }
+            // Restoring from the JSON gives the same bytes (canonical order).
+            if step % 25 == 0 {
+                XCTAssertEqual(try kind.makeStore(state: json, version: 0, environment: .immediate).encodeState(), store.encodeState())
+            }
+            for effect in store.takePendingEffects() { feedback += run(effect, at: at) }
         }
         XCTAssertGreaterThan(applied, steps / 3, "the generator should mostly produce applicable actions")
         XCTAssertGreaterThan(refused, 0, "the generator should also produce refusals")
