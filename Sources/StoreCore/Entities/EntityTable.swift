@@ -13,30 +13,32 @@
 ///     t.insert(Task(id: 1, title: "a", done: false))
 ///     t.update(1) { $0.done.toggle() }
 public struct EntityTable<E: Entity>: Sendable {
-    struct Row: Sendable {
-        var entity: E
-        var slot: Int
+    @usableFromInline struct Row: Sendable {
+        @usableFromInline var entity: E
+        @usableFromInline var slot: Int
+        @inlinable init(entity: E, slot: Int) { self.entity = entity; self.slot = slot }
     }
 
-    enum LogEntry: Sendable {
+    @usableFromInline enum LogEntry: Sendable {
         case inserted(E.ID, position: Int)
         case updated(E.ID, old: E)
         case removed(E.ID, old: E, slot: Int, position: Int)
 
-        var id: E.ID {
+        @inlinable var id: E.ID {
             switch self {
             case .inserted(let id, _), .updated(let id, _), .removed(let id, _, _, _): return id
             }
         }
     }
 
-    private(set) var rows: [E.ID: Row] = [:]
+    @usableFromInline var rows: [E.ID: Row] = [:]
     /// `allIds` with nil where an id was removed.
-    private(set) var slots: [E.ID?] = []
-    private var live = Fenwick()
-    private var tombstones = 0
-    private(set) var log: [LogEntry] = []
+    @usableFromInline var slots: [E.ID?] = []
+    @usableFromInline var live = Fenwick()
+    @usableFromInline var tombstones = 0
+    @usableFromInline var log: [LogEntry] = []
 
+    @inlinable
     public init() {}
 
     public init(_ entities: some Sequence<E>) {
@@ -47,21 +49,28 @@ public struct EntityTable<E: Entity>: Sendable {
         live = Fenwick(Array(repeating: 1, count: slots.count))
     }
 
+    @inlinable
     public var count: Int { rows.count }
+    @inlinable
     public var isEmpty: Bool { rows.isEmpty }
 
+    @inlinable
     public subscript(id: E.ID) -> E? { rows[id]?.entity }
 
+    @inlinable
     public func contains(_ id: E.ID) -> Bool { rows[id] != nil }
 
     /// Ids in `allIds` order.
+    @inlinable
     public var ids: [E.ID] { slots.compactMap { $0 } }
 
     /// Entities in `allIds` order.
+    @inlinable
     public var values: [E] { slots.compactMap { $0.flatMap { rows[$0]?.entity } } }
 
     /// Appends `entity`; false (and no change) when its id is already present.
     @discardableResult
+    @inlinable
     public mutating func insert(_ entity: E) -> Bool {
         guard rows[entity.id] == nil else { return false }
         log.append(.inserted(entity.id, position: rows.count))
@@ -73,6 +82,7 @@ public struct EntityTable<E: Entity>: Sendable {
 
     /// Changes the entity in place; false when the id is absent. The id must not change.
     @discardableResult
+    @inlinable
     public mutating func update(_ id: E.ID, _ body: (inout E) -> Void) -> Bool {
         guard let index = rows.index(forKey: id) else { return false }
         log.append(.updated(id, old: rows.values[index].entity))
@@ -82,6 +92,7 @@ public struct EntityTable<E: Entity>: Sendable {
 
     /// Removes and returns the entity; nil when absent.
     @discardableResult
+    @inlinable
     public mutating func remove(_ id: E.ID) -> E? {
         guard let row = rows.removeValue(forKey: id) else { return nil }
         let position = live.prefix(row.slot)
@@ -95,9 +106,11 @@ public struct EntityTable<E: Entity>: Sendable {
     // MARK: change tracking
 
     /// A point in the change log to write a patch or roll back from.
+    @inlinable
     public var mark: Int { log.count }
 
     /// Undoes, newest first, every change logged since `mark`.
+    @inlinable
     public mutating func rollback(to mark: Int) {
         while log.count > mark {
             switch log.removeLast() {
@@ -117,12 +130,13 @@ public struct EntityTable<E: Entity>: Sendable {
     }
 
     /// Forgets the log (the batch is final) and compacts tombstones when they dominate.
+    @inlinable
     public mutating func commit() {
         log.removeAll(keepingCapacity: log.count < 1024)
         if tombstones > 64 && tombstones > rows.count { compact() }
     }
 
-    private mutating func compact() {
+    @usableFromInline mutating func compact() {
         var newSlots: [E.ID?] = []
         newSlots.reserveCapacity(rows.count)
         for case let id? in slots {
@@ -137,6 +151,7 @@ public struct EntityTable<E: Entity>: Sendable {
     /// Patch operations for every change since `mark`, under `path` (e.g. "/tasks"):
     /// `allIds` adds/removes at the positions they had, in order; one operation (or a field
     /// diff) per touched id in `byId`, from its value before the first change to its value now.
+    @inlinable
     public func writePatch(since mark: Int, at path: String, into patch: inout PatchWriter) {
         guard mark < log.count else { return }
         let allIds = path + "/allIds/"
@@ -148,10 +163,18 @@ public struct EntityTable<E: Entity>: Sendable {
             }
         }
         let byId = path + "/byId/"
+        // Usually one entry: dedupe by scanning the few before it, a set only for long logs
+        // (an empty Set does not allocate).
+        let useSet = log.count - mark > 16
         var seen = Set<E.ID>()
-        for entry in log[mark...] {
+        for offset in mark..<log.count {
+            let entry = log[offset]
             let id = entry.id
-            guard seen.insert(id).inserted else { continue }
+            if useSet {
+                guard seen.insert(id).inserted else { continue }
+            } else if log[mark..<offset].contains(where: { $0.id == id }) {
+                continue
+            }
             let before: E?
             switch entry {
             case .inserted: before = nil
@@ -171,6 +194,7 @@ public struct EntityTable<E: Entity>: Sendable {
 extension EntityTable: JSONEncodable {
     /// `{"byId": {...}, "allIds": [...]}`; `byId` members follow `allIds` order, so one state
     /// always gives the same bytes.
+    @inlinable
     public func writeJSON(to w: inout JSONWriter) {
         w.beginObject()
         w.key("byId")

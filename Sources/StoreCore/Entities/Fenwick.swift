@@ -1,16 +1,16 @@
 /// A Fenwick (binary indexed) tree of 0/1 counts: prefix sums and point updates in O(log n),
 /// append and pop in O(log n)/O(1). `EntityTable` uses it to turn a slot into its position
 /// among the live ids without scanning.
-struct Fenwick: Sendable {
+@usableFromInline struct Fenwick: Sendable {
     /// tree[i - 1] holds the sum of slots (i - lowbit(i), i] (1-based i).
-    private(set) var tree: [Int] = []
+    @usableFromInline var tree: [Int] = []
 
-    var count: Int { tree.count }
+    @inlinable var count: Int { tree.count }
 
-    init() {}
+    @inlinable init() {}
 
     /// Builds from per-slot values in O(n).
-    init(_ values: [Int]) {
+    @usableFromInline init(_ values: [Int]) {
         tree = values
         for i in 1...max(1, values.count) where i <= values.count {
             let parent = i + (i & -i)
@@ -19,23 +19,23 @@ struct Fenwick: Sendable {
     }
 
     /// Sum of the first `n` slots.
-    func prefix(_ n: Int) -> Int {
+    @inlinable func prefix(_ n: Int) -> Int {
         var i = n, sum = 0
         while i > 0 { sum += tree[i - 1]; i -= i & -i }
         return sum
     }
 
-    mutating func add(_ delta: Int, at slot: Int) {
+    @inlinable mutating func add(_ delta: Int, at slot: Int) {
         var i = slot + 1
         while i <= tree.count { tree[i - 1] += delta; i += i & -i }
     }
 
     /// Appends a slot holding `value`; its node covers (n - lowbit(n), n].
-    mutating func append(_ value: Int) {
+    @inlinable mutating func append(_ value: Int) {
         let n = tree.count + 1
         tree.append(value + prefix(n - 1) - prefix(n - (n & -n)))
     }
 
     /// Drops the last slot; no other node covers it, so nothing else changes.
-    mutating func removeLast() { tree.removeLast() }
+    @inlinable mutating func removeLast() { tree.removeLast() }
 }

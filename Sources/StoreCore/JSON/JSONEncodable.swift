@@ -5,7 +5,7 @@ public protocol JSONEncodable {
 
 extension JSONEncodable {
     /// The value's JSON bytes.
-    public func jsonBytes(capacity: Int = 256) -> [UInt8] {
+    @inlinable public func jsonBytes(capacity: Int = 256) -> [UInt8] {
         var w = JSONWriter(capacity: capacity)
         writeJSON(to: &w)
         return w.bytes
@@ -19,19 +19,19 @@ extension JSONEncodable {
 }
 
 extension Int: JSONEncodable { @inlinable public func writeJSON(to w: inout JSONWriter) { w.write(self) } }
-extension Bool: JSONEncodable { public func writeJSON(to w: inout JSONWriter) { w.write(self) } }
-extension String: JSONEncodable { public func writeJSON(to w: inout JSONWriter) { w.write(self) } }
+extension Bool: JSONEncodable { @inlinable public func writeJSON(to w: inout JSONWriter) { w.write(self) } }
+extension String: JSONEncodable { @inlinable public func writeJSON(to w: inout JSONWriter) { w.write(self) } }
 extension Double: JSONEncodable { public func writeJSON(to w: inout JSONWriter) { w.write(self) } }
 extension JSONValue: JSONEncodable { public func writeJSON(to w: inout JSONWriter) { w.write(self) } }
 
 extension Optional: JSONEncodable where Wrapped: JSONEncodable {
-    public func writeJSON(to w: inout JSONWriter) {
+    @inlinable public func writeJSON(to w: inout JSONWriter) {
         if let v = self { v.writeJSON(to: &w) } else { w.writeNull() }
     }
 }
 
 extension Array: JSONEncodable where Element: JSONEncodable {
-    public func writeJSON(to w: inout JSONWriter) {
+    @inlinable public func writeJSON(to w: inout JSONWriter) {
         w.beginArray()
         for e in self { e.writeJSON(to: &w) }
         w.endArray()

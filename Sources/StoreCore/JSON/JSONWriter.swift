@@ -12,7 +12,7 @@ public struct JSONWriter: Sendable {
     /// One flag suffices: right after `[`/`{` it is false, after any value it is true.
     @usableFromInline var needsComma = false
 
-    public init(capacity: Int = 256) {
+    @inlinable public init(capacity: Int = 256) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
@@ -34,8 +34,8 @@ public struct JSONWriter: Sendable {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
     }
 
-    public mutating func writeNull() { separate(); appendASCII("null"); needsComma = true }
-    public mutating func write(_ value: Bool) {
+    @inlinable public mutating func writeNull() { separate(); appendASCII("null"); needsComma = true }
+    @inlinable public mutating func write(_ value: Bool) {
         separate()
         if value { appendASCII("true") } else { appendASCII("false") }
         needsComma = true
@@ -60,7 +60,7 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
-    public mutating func write(_ value: String) {
+    @inlinable public mutating func write(_ value: String) {
         separate()
         writeStringLiteral(value)
         needsComma = true
@@ -94,11 +94,25 @@ public struct JSONWriter: Sendable {
         }
     }
 
-    @usableFromInline mutating func appendASCII(_ s: StaticString) {
+    @inlinable mutating func appendASCII(_ s: StaticString) {
         s.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    @usableFromInline mutating func writeIntDigits(_ value: Int) {
+    /// Appends bytes verbatim (no separator, no quoting): for callers that write fixed JSON fragments.
+    @inlinable public mutating func writeRawStatic(_ s: StaticString) {
+        s.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// Writes a static ASCII string as a JSON string (no escaping needed by the caller's promise).
+    @inlinable public mutating func writeStatic(_ s: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        s.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    @inlinable mutating func writeIntDigits(_ value: Int) {
         if value >= 0 && value < 10 {
             bytes.append(UInt8(truncatingIfNeeded: value) &+ 48)
             return

@@ -7,7 +7,7 @@ public protocol PatchDiffable: JSONEncodable, Equatable {
 }
 
 extension PatchDiffable {
-    public func diff(from old: Self, at path: String, into patch: inout PatchWriter) {
+    @inlinable public func diff(from old: Self, at path: String, into patch: inout PatchWriter) {
         if self != old { patch.replace(path, self) }
     }
 }
@@ -22,7 +22,7 @@ extension Optional: PatchDiffable where Wrapped: PatchDiffable {}
 extension Array: PatchDiffable where Element: PatchDiffable {
     /// O(length of the changed middle) after the prefix/suffix scans; an unchanged array that
     /// shares storage with `old` is recognized in O(1) by `==`.
-    public func diff(from old: [Element], at path: String, into patch: inout PatchWriter) {
+    @inlinable public func diff(from old: [Element], at path: String, into patch: inout PatchWriter) {
         if self == old { return }
         var prefix = 0
         let shorter = Swift.min(count, old.count)

@@ -4,50 +4,62 @@
 ///
 ///     var p = PatchWriter()
 ///     p.replace("/count", 3)
-///     p.bytes   // [{"op":"replace","path":"/count","value":3}]
+///     p.finish()   // [{"op":"replace","path":"/count","value":3}]
 public struct PatchWriter: Sendable {
-    var writer = JSONWriter(capacity: 64)
-    public private(set) var count = 0
+    @usableFromInline var writer: JSONWriter
+    @usableFromInline var _count = 0
+    /// Operations written so far.
+    public var count: Int { _count }
 
-    public init() { writer.beginArray() }
+    @inlinable public init() {
+        writer = JSONWriter(capacity: 96)
+        writer.writeRawStatic("[")
+    }
 
-    /// The finished patch. Reading it does not end the writer.
-    public var bytes: [UInt8] {
-        var b = writer.bytes
-        b.append(UInt8(ascii: "]"))
-        return b
+    /// The finished patch bytes.
+    @inlinable public consuming func finish() -> [UInt8] {
+        writer.writeRawStatic("]")
+        return writer.bytes
     }
 
     public var isEmpty: Bool { count == 0 }
 
-    mutating func open(_ op: StaticString, _ path: String) {
-        writer.beginObject()
-        writer.key("op")
-        writer.separate()
-        writer.bytes.append(UInt8(ascii: "\""))
-        op.withUTF8Buffer { writer.bytes.append(contentsOf: $0) }
-        writer.bytes.append(UInt8(ascii: "\""))
-        writer.needsComma = true
-        writer.key("path"); writer.write(path)
+    /// Writes `{"op":"<op>","path":"<path>"` with the constant parts as one append each.
+    @inlinable mutating func open(_ prefix: StaticString, _ path: String) {
+        writer.writeRawStatic(_count == 0 ? prefix : ",")
+        if _count != 0 { writer.writeRawStatic(prefix) }
+        writer.writeStringLiteral(path)
     }
 
-    public mutating func replace(_ path: String, _ value: some JSONEncodable) {
-        open("replace", path)
-        writer.key("value"); value.writeJSON(to: &writer)
-        writer.endObject()
-        count += 1
+    @inlinable public mutating func replace(_ path: String, _ value: some JSONEncodable) {
+        open(#"{"op":"replace","path":"#, path)
+        writer.writeRawStatic(#","value":"#)
+        writer.needsComma = false
+        value.writeJSON(to: &writer)
+        writer.writeRawStatic("}")
+        _count += 1
     }
 
-    public mutating func add(_ path: String, _ value: some JSONEncodable) {
-        open("add", path)
-        writer.key("value"); value.writeJSON(to: &writer)
-        writer.endObject()
-        count += 1
+    @inlinable public mutating func add(_ path: String, _ value: some JSONEncodable) {
+        open(#"{"op":"add","path":"#, path)
+        writer.writeRawStatic(#","value":"#)
+        writer.needsComma = false
+        value.writeJSON(to: &writer)
+        writer.writeRawStatic("}")
+        _count += 1
     }
 
-    public mutating func remove(_ path: String) {
-        open("remove", path)
-        writer.endObject()
-        count += 1
+    @inlinable public mutating func remove(_ path: String) {
+        open(#"{"op":"remove","path":"#, path)
+        writer.writeRawStatic("}")
+        _count += 1
+    }
+
+    /// Diffs one field, building its path only when it changed (most fields do not).
+    ///
+    ///     patch.field(count, old.count, path, "/count")
+    @inlinable public mutating func field<T: PatchDiffable>(_ new: T, _ old: T, _ path: String, _ member: StaticString) {
+        if new == old { return }
+        new.diff(from: old, at: path + member.description, into: &self)
     }
 }

@@ -19,19 +19,19 @@ public struct Effect<Action: Sendable>: Sendable {
 
     @usableFromInline init(_ node: Node) { self.node = node }
 
-    public static var none: Effect { Effect(.none) }
+    @inlinable public static var none: Effect { Effect(.none) }
     /// Async work; reads top to bottom, sends any number of actions, in order.
-    public static func run(_ work: @escaping Work) -> Effect { Effect(.run(work)) }
+    @inlinable public static func run(_ work: @escaping Work) -> Effect { Effect(.run(work)) }
     /// An output for clients, emitted with the action's change.
-    public static func output(_ output: StoreOutput) -> Effect { Effect(.output(output)) }
-    public static func output(_ type: String, payload: JSONValue? = nil) -> Effect { Effect(.output(StoreOutput(type: type, payload: payload))) }
-    public static func merge(_ effects: [Effect]) -> Effect { effects.isEmpty ? .none : Effect(.merge(effects)) }
-    public static func merge(_ effects: Effect...) -> Effect { merge(effects) }
+    @inlinable public static func output(_ output: StoreOutput) -> Effect { Effect(.output(output)) }
+    @inlinable public static func output(_ type: String, payload: JSONValue? = nil) -> Effect { Effect(.output(StoreOutput(type: type, payload: payload))) }
+    @inlinable public static func merge(_ effects: [Effect]) -> Effect { effects.isEmpty ? .none : Effect(.merge(effects)) }
+    @inlinable public static func merge(_ effects: Effect...) -> Effect { merge(effects) }
 
     @inlinable public var isNone: Bool { if case .none = node { return true } else { return false } }
 
     /// The same effect sending `transform(action)` instead (used by `pullback`).
-    public func map<B>(_ transform: @escaping @Sendable (Action) -> B) -> Effect<B> {
+    @inlinable public func map<B>(_ transform: @escaping @Sendable (Action) -> B) -> Effect<B> {
         switch node {
         case .none: return .none
         case .output(let o): return .output(o)
@@ -44,7 +44,7 @@ public struct Effect<Action: Sendable>: Sendable {
     }
 
     /// Splits the tree into outputs (emitted at once) and the async works (run later), in order.
-    public func flatten(outputs: inout [StoreOutput], works: inout [Work]) {
+    @inlinable public func flatten(outputs: inout [StoreOutput], works: inout [Work]) {
         switch node {
         case .none: break
         case .output(let o): outputs.append(o)
@@ -56,7 +56,7 @@ public struct Effect<Action: Sendable>: Sendable {
 
 /// How an effect sends actions back into its store.
 public struct Send<Action>: Sendable {
-    let send: @Sendable (Action) -> Void
-    public init(_ send: @escaping @Sendable (Action) -> Void) { self.send = send }
-    public func callAsFunction(_ action: Action) { send(action) }
+    @usableFromInline let send: @Sendable (Action) -> Void
+    @inlinable public init(_ send: @escaping @Sendable (Action) -> Void) { self.send = send }
+    @inlinable public func callAsFunction(_ action: Action) { send(action) }
 }

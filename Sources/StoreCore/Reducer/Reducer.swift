@@ -13,6 +13,7 @@
 public struct Reducer<State, Action: Sendable>: Sendable {
     public let reduce: @Sendable (inout State, Action, ActionContext) throws(Rejection) -> Effect<Action>
 
+    @inlinable
     public init(_ reduce: @escaping @Sendable (inout State, Action, ActionContext) throws(Rejection) -> Effect<Action>) {
         self.reduce = reduce
     }
@@ -26,16 +27,20 @@ public struct Reducer<State, Action: Sendable>: Sendable {
 extension Reducer {
     /// Runs every reducer in order on the same action; their effects are merged.
     /// A refusal from any of them refuses the action (the Store rolls back the earlier ones too).
+    @inlinable
     public static func combine(_ reducers: Reducer...) -> Reducer { combine(reducers) }
 
+    @inlinable
     public static func combine(_ reducers: [Reducer]) -> Reducer {
         Reducer { state, action, context throws(Rejection) in
-            var effects: [Effect<Action>] = []
+            // Most actions concern one feature: no array unless two reducers return effects.
+            var result = Effect<Action>.none
             for r in reducers {
                 let e = try r.reduce(&state, action, context)
-                if !e.isNone { effects.append(e) }
+                if e.isNone { continue }
+                result = result.isNone ? e : .merge([result, e])
             }
-            return effects.count == 1 ? effects[0] : .merge(effects)
+            return result
         }
     }
 
@@ -44,6 +49,7 @@ extension Reducer {
     /// and its effects' actions are embedded back into the parent's.
     ///
     ///     let app = counterReducer.pullback(state: \AppState.counter, action: AppAction.counterCase)
+    @inlinable
     public func pullback<ParentState, ParentAction>(
         state toLocal: WritableKeyPath<ParentState, State> & Sendable,
         action toLocalAction: CasePath<ParentAction, Action>
@@ -52,7 +58,7 @@ extension Reducer {
         return Reducer<ParentState, ParentAction> { parent, parentAction, context throws(Rejection) in
             guard let local = toLocalAction.extract(parentAction) else { return .none }
             let effect = try reduce(&parent[keyPath: toLocal], local, context)
-            return effect.map(toLocalAction.embed)
+            return effect.isNone ? .none : effect.map(toLocalAction.embed)
         }
     }
 }
@@ -65,6 +71,7 @@ extension Reducer {
 public struct CasePath<Root, Value>: Sendable {
     public let embed: @Sendable (Value) -> Root
     public let extract: @Sendable (Root) -> Value?
+    @inlinable
     public init(embed: @escaping @Sendable (Value) -> Root, extract: @escaping @Sendable (Root) -> Value?) {
         self.embed = embed
         self.extract = extract

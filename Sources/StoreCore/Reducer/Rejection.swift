@@ -6,7 +6,7 @@ public enum Rejection: Error, Sendable, Equatable {
     /// The payload names something the state does not have (an unknown task id, an index out of range).
     case invalidPayload(String)
 
-    var actionError: ActionError {
+    @inlinable var actionError: ActionError {
         switch self {
         case .rejected(let d): return .rejected(detail: d)
         case .invalidPayload(let d): return .invalidPayload(detail: d)
@@ -20,5 +20,5 @@ public struct ActionContext: Sendable, Hashable {
     /// Milliseconds since the Unix epoch, stamped by the server.
     public var at: Int64
     public var source: ActionSource
-    public init(at: Int64, source: ActionSource = .client) { self.at = at; self.source = source }
+    @inlinable public init(at: Int64, source: ActionSource = .client) { self.at = at; self.source = source }
 }

@@ -5,30 +5,39 @@
 /// checkpoint, run the reducer, write the patch since the checkpoint, collect outputs and
 /// effects; a refusal rolls the whole batch back. NOT thread-safe: the session serializes calls.
 ///
+/// The hot path is `@inlinable` so a kind's module compiles it specialized for its own
+/// State and Action (no generic metadata lookups per action); `Kind` erases it through
+/// `ErasedStore`, whose closures are created in that specialized context.
+///
 ///     let store = Store(kind: "counter", state: .initial, reducer: counterAppReducer)
 ///     let changes = try store.apply([ActionRecord(type: "counter/incrTapped", at: 0, source: .client)])
 public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
     public let kind: String
-    public private(set) var version: Int
-    public private(set) var state: State
+    @usableFromInline var _version: Int
+    @usableFromInline var _state: State
     public let reducer: Reducer<State, Action>
     public let environment: EffectEnvironment
-    private var pending: [Effect<Action>.Work] = []
+    @usableFromInline var pending: [Effect<Action>.Work] = []
 
+    public var version: Int { _version }
+    public var state: State { _state }
+
+    @inlinable
     public init(kind: String, state: State, version: Int = 0, reducer: Reducer<State, Action>,
                 environment: EffectEnvironment = .live) {
         self.kind = kind
-        self.state = state
-        self.version = version
+        self._state = state
+        self._version = version
         self.reducer = reducer
         self.environment = environment
     }
 
-    public func encodeState() -> [UInt8] { state.jsonBytes(capacity: 1024) }
+    @inlinable public func encodeState() -> [UInt8] { _state.jsonBytes(capacity: 1024) }
 
-    public func stateValue() -> JSONValue { state.jsonValue() }
+    @inlinable public func stateValue() -> JSONValue { _state.jsonValue() }
 
     /// Decodes a record into the kind's action, refusing effect-only types from clients.
+    @inlinable
     public static func decode(_ record: ActionRecord) throws(ActionError) -> Action {
         if record.source == .client, Action.internalTypes.contains(record.type) {
             throw .internalAction(type: record.type)
@@ -36,51 +45,76 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
         return try Action(type: record.type, payload: record.payload)
     }
 
+    @inlinable
     public func apply(_ records: [ActionRecord]) throws(BatchError) -> [Change] {
+        if records.count == 1 {
+            // The common case, without the intermediate array of actions.
+            let action: Action
+            do { action = try Store.decode(records[0]) } catch { throw BatchError(index: 0, error: error) }
+            return [try applyOne(action, records[0], collect: &pending)]
+        }
         var actions: [Action] = []
         actions.reserveCapacity(records.count)
-        for (i, r) in records.enumerated() {
-            do { actions.append(try Store.decode(r)) } catch { throw BatchError(index: i, error: error) }
+        for i in records.indices {
+            do { actions.append(try Store.decode(records[i])) } catch { throw BatchError(index: i, error: error) }
         }
-        let (changes, works) = try run(actions, records)
-        pending.append(contentsOf: works)
-        return changes
+        return try run(actions, records, collect: &pending)
     }
 
     /// Typed entry (tests, benchmarks): applies typed actions stamped `at`, returning the
     /// changes and the effects' work instead of queueing it.
+    @inlinable
     public func send(_ actions: [Action], at: Int64, source: ActionSource = .client) throws(BatchError)
         -> (changes: [Change], effects: [Effect<Action>.Work]) {
         let records = actions.map { ActionRecord(type: $0.type, payload: $0.payload, at: at, source: source) }
-        return try run(actions, records)
+        var works: [Effect<Action>.Work] = []
+        let changes = try run(actions, records, collect: &works)
+        return (changes, works)
     }
 
-    private func run(_ actions: [Action], _ records: [ActionRecord]) throws(BatchError)
-        -> ([Change], [Effect<Action>.Work]) {
-        guard !actions.isEmpty else { return ([], []) }
+    @inlinable
+    func applyOne(_ action: Action, _ record: ActionRecord, collect: inout [Effect<Action>.Work]) throws(BatchError) -> Change {
+        let before = _state.checkpoint()
+        let change = try step(action, record, index: 0, before: before, batchStart: before, collect: &collect)
+        _state.commit()
+        _version += 1
+        return change
+    }
+
+    @inlinable
+    func run(_ actions: [Action], _ records: [ActionRecord], collect: inout [Effect<Action>.Work]) throws(BatchError) -> [Change] {
+        guard !actions.isEmpty else { return [] }
         var changes: [Change] = []
         changes.reserveCapacity(actions.count)
         var works: [Effect<Action>.Work] = []
-        let batchStart = state.checkpoint()
+        let batchStart = _state.checkpoint()
         for i in 0..<actions.count {
-            let record = records[i]
-            let before = i == 0 ? batchStart : state.checkpoint()
-            let effect: Effect<Action>
-            do {
-                effect = try reducer.reduce(&state, actions[i], ActionContext(at: record.at, source: record.source))
-            } catch {
-                state.rollback(to: batchStart)
-                throw BatchError(index: i, error: error.actionError)
-            }
-            var patch = PatchWriter()
-            state.writePatch(since: before, into: &patch)
-            var outputs: [StoreOutput] = []
-            effect.flatten(outputs: &outputs, works: &works)
-            changes.append(Change(version: version + i + 1, action: record, patch: patch.bytes, outputs: outputs))
+            let before = i == 0 ? batchStart : _state.checkpoint()
+            changes.append(try step(actions[i], records[i], index: i, before: before, batchStart: batchStart, collect: &works))
         }
-        state.commit()
-        version += actions.count
-        return (changes, works)
+        _state.commit()
+        _version += actions.count
+        if !works.isEmpty { collect.append(contentsOf: works) }
+        return changes
+    }
+
+    /// One action of a batch: reduce, or roll the whole batch back to `batchStart` and throw;
+    /// then the patch since `before`, the outputs, and the effects' work (into `collect`).
+    @inlinable
+    func step(_ action: Action, _ record: ActionRecord, index: Int, before: State.Checkpoint, batchStart: State.Checkpoint,
+              collect: inout [Effect<Action>.Work]) throws(BatchError) -> Change {
+        let effect: Effect<Action>
+        do {
+            effect = try reducer.reduce(&_state, action, ActionContext(at: record.at, source: record.source))
+        } catch {
+            _state.rollback(to: batchStart)
+            throw BatchError(index: index, error: error.actionError)
+        }
+        var patch = PatchWriter()
+        _state.writePatch(since: before, into: &patch)
+        var outputs: [StoreOutput] = []
+        if !effect.isNone { effect.flatten(outputs: &outputs, works: &collect) }
+        return Change(version: _version + index + 1, action: record, patch: patch.finish(), outputs: outputs)
     }
 
     public func takePendingEffects() -> [PendingEffect] {
@@ -93,4 +127,31 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
             }
         }
     }
+}
+
+/// `AnyStore` over closures made where the State and Action types are concrete (see `Kind`),
+/// so every call runs specialized code.
+public final class ErasedStore: AnyStore {
+    public let kind: String
+    @usableFromInline let _version: () -> Int
+    @usableFromInline let _encodeState: () -> [UInt8]
+    @usableFromInline let _stateValue: () -> JSONValue
+    @usableFromInline let _apply: ([ActionRecord]) throws(BatchError) -> [Change]
+    @usableFromInline let _takePendingEffects: () -> [PendingEffect]
+
+    @inlinable
+    public init<State, Action>(_ store: Store<State, Action>) {
+        kind = store.kind
+        _version = { store.version }
+        _encodeState = { store.encodeState() }
+        _stateValue = { store.stateValue() }
+        _apply = { (records) throws(BatchError) -> [Change] in try store.apply(records) }
+        _takePendingEffects = { store.takePendingEffects() }
+    }
+
+    public var version: Int { _version() }
+    public func encodeState() -> [UInt8] { _encodeState() }
+    public func stateValue() -> JSONValue { _stateValue() }
+    public func apply(_ actions: [ActionRecord]) throws(BatchError) -> [Change] { try _apply(actions) }
+    public func takePendingEffects() -> [PendingEffect] { _takePendingEffects() }
 }

@@ -25,7 +25,7 @@ public protocol StoreState: Sendable, JSONEncodable, JSONDecodable {
 
 extension StoreState where Self: PatchDiffable, Checkpoint == Self {
     @inlinable public func checkpoint() -> Self { self }
-    public func writePatch(since checkpoint: Self, into patch: inout PatchWriter) {
+    @inlinable public func writePatch(since checkpoint: Self, into patch: inout PatchWriter) {
         diff(from: checkpoint, at: "", into: &patch)
     }
     @inlinable public mutating func rollback(to checkpoint: Self) { self = checkpoint }

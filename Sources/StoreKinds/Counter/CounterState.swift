@@ -75,11 +75,11 @@ public struct CounterAppState: StoreState, PatchDiffable {
     }
 
     public func diff(from old: CounterAppState, at path: String, into patch: inout PatchWriter) {
-        count.diff(from: old.count, at: path + "/count", into: &patch)
-        favoritePrimes.diff(from: old.favoritePrimes, at: path + "/favoritePrimes", into: &patch)
-        activityFeed.diff(from: old.activityFeed, at: path + "/activityFeed", into: &patch)
-        nthPrime.diff(from: old.nthPrime, at: path + "/nthPrime", into: &patch)
-        isNthPrimeRequestInFlight.diff(from: old.isNthPrimeRequestInFlight, at: path + "/isNthPrimeRequestInFlight", into: &patch)
+        patch.field(count, old.count, path, "/count")
+        patch.field(favoritePrimes, old.favoritePrimes, path, "/favoritePrimes")
+        patch.field(activityFeed, old.activityFeed, path, "/activityFeed")
+        patch.field(nthPrime, old.nthPrime, path, "/nthPrime")
+        patch.field(isNthPrimeRequestInFlight, old.isNthPrimeRequestInFlight, path, "/isNthPrimeRequestInFlight")
     }
 }
 

@@ -28,9 +28,9 @@ public struct EmailField: PatchDiffable, JSONDecodable, Sendable {
     }
 
     public func diff(from old: EmailField, at path: String, into patch: inout PatchWriter) {
-        rawValue.diff(from: old.rawValue, at: path + "/rawValue", into: &patch)
-        valid.diff(from: old.valid, at: path + "/valid", into: &patch)
-        currentValidation.diff(from: old.currentValidation, at: path + "/currentValidation", into: &patch)
+        patch.field(rawValue, old.rawValue, path, "/rawValue")
+        patch.field(valid, old.valid, path, "/valid")
+        patch.field(currentValidation, old.currentValidation, path, "/currentValidation")
     }
 }
 
@@ -73,10 +73,10 @@ public struct LoginState: StoreState, PatchDiffable {
     }
 
     public func diff(from old: LoginState, at path: String, into patch: inout PatchWriter) {
-        online.diff(from: old.online, at: path + "/online", into: &patch)
-        email.diff(from: old.email, at: path + "/email", into: &patch)
-        password.diff(from: old.password, at: path + "/password", into: &patch)
-        loggingIn.diff(from: old.loggingIn, at: path + "/loggingIn", into: &patch)
-        canLogin.diff(from: old.canLogin, at: path + "/canLogin", into: &patch)
+        patch.field(online, old.online, path, "/online")
+        patch.field(email, old.email, path, "/email")
+        patch.field(password, old.password, path, "/password")
+        patch.field(loggingIn, old.loggingIn, path, "/loggingIn")
+        patch.field(canLogin, old.canLogin, path, "/canLogin")
     }
 }

@@ -18,7 +18,7 @@ public struct ShopState: StoreState, PatchDiffable {
     }
 
     public func diff(from old: ShopState, at path: String, into patch: inout PatchWriter) {
-        products.diff(from: old.products, at: path + "/products", into: &patch)
+        patch.field(products, old.products, path, "/products")
     }
 }
 

@@ -27,8 +27,8 @@ public struct TaskItem: Entity, Encodable {
     }
 
     public func diff(from old: TaskItem, at path: String, into patch: inout PatchWriter) {
-        id.diff(from: old.id, at: path + "/id", into: &patch)
-        title.diff(from: old.title, at: path + "/title", into: &patch)
-        done.diff(from: old.done, at: path + "/done", into: &patch)
+        patch.field(id, old.id, path, "/id")
+        patch.field(title, old.title, path, "/title")
+        patch.field(done, old.done, path, "/done")
     }
 }

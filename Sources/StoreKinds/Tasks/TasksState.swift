@@ -49,8 +49,8 @@ public struct TasksState: StoreState, Equatable, Encodable {
 
     public func writePatch(since c: Checkpoint, into patch: inout PatchWriter) {
         tasks.writePatch(since: c.tasksMark, at: "/tasks", into: &patch)
-        favoriteIds.diff(from: c.favoriteIds, at: "/favoriteIds", into: &patch)
-        nextId.diff(from: c.nextId, at: "/nextId", into: &patch)
+        patch.field(favoriteIds, c.favoriteIds, "", "/favoriteIds")
+        patch.field(nextId, c.nextId, "", "/nextId")
     }
 
     public mutating func rollback(to c: Checkpoint) {
