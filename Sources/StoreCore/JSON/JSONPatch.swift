@@ -51,6 +51,7 @@ public enum JSONPatch {
             _ = try remove(at: path[...], in: &doc)
         case "replace":
             guard let value = op["value"] else { throw OpError(message: "replace needs \"value\"") }
+            if path.isEmpty { doc = value; return }  // the whole document
             _ = try remove(at: path[...], in: &doc)
             try add(value, at: path[...], in: &doc)
         case "move":
