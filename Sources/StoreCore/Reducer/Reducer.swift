@@ -55,9 +55,21 @@ extension Reducer {
         action toLocalAction: CasePath<ParentAction, Action>
     ) -> Reducer<ParentState, ParentAction> {
         let reduce = self.reduce
+        // A stored property is modified in place (no copy of its collections); a computed one
+        // (a feature's view over several parent fields) is read, reduced and written back
+        // directly, which spares the key path runtime its write-back buffer per action.
+        if MemoryLayout<ParentState>.offset(of: toLocal) != nil {
+            return Reducer<ParentState, ParentAction> { parent, parentAction, context throws(Rejection) in
+                guard let local = toLocalAction.extract(parentAction) else { return .none }
+                let effect = try reduce(&parent[keyPath: toLocal], local, context)
+                return effect.isNone ? .none : effect.map(toLocalAction.embed)
+            }
+        }
         return Reducer<ParentState, ParentAction> { parent, parentAction, context throws(Rejection) in
-            guard let local = toLocalAction.extract(parentAction) else { return .none }
-            let effect = try reduce(&parent[keyPath: toLocal], local, context)
+            guard let localAction = toLocalAction.extract(parentAction) else { return .none }
+            var local = parent[keyPath: toLocal]
+            let effect = try reduce(&local, localAction, context)  // refused: parent left as it was
+            parent[keyPath: toLocal] = local
             return effect.isNone ? .none : effect.map(toLocalAction.embed)
         }
     }
