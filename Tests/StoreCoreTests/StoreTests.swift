@@ -193,3 +193,13 @@ final class StoreTests: XCTestCase {
         XCTAssertEqual(try store.apply([r("a/add", .int(1))]).first?.version, 10)
     }
 }
+
+final class ChangeEncodingTests: XCTestCase {
+    func testChangeIsTheSSEChangeData() {
+        let change = Change(version: 3, action: ActionRecord(type: "a/add", payload: .int(1), at: 0, source: .client),
+                            patch: Array(#"[{"op":"replace","path":"/a","value":1}]"#.utf8), outputs: [])
+        XCTAssertEqual(String(decoding: change.jsonBytes(), as: UTF8.self),
+                       #"{"version":3,"action":{"type":"a/add","payload":1,"at":"1970-01-01T00:00:00.000Z","source":"client"},"patch":[{"op":"replace","path":"/a","value":1}]}"#)
+        XCTAssertEqual(String(decoding: StoreOutput(type: "x/y").jsonBytes(), as: UTF8.self), #"{"type":"x/y"}"#)
+    }
+}

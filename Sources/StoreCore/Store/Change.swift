@@ -30,3 +30,15 @@ public struct PendingEffect: Sendable {
         await body(send)
     }
 }
+
+extension Change: JSONEncodable {
+    /// `{"version": N, "action": {"type","payload"?,"meta"?,"at","source"}, "patch": [...]}`:
+    /// the SSE `change` data of API.md (the patch bytes are spliced, not re-encoded).
+    public func writeJSON(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("version"); w.write(version)
+        w.key("action"); action.writeJSON(to: &w)
+        w.key("patch"); w.writeRaw(patch)
+        w.endObject()
+    }
+}
