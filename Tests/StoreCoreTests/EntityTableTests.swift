@@ -77,6 +77,21 @@ final class EntityTableTests: XCTestCase {
     /// Random operations against a plain array model: contents, JSON, per-step patches,
     /// rollbacks to random marks and compaction all agree.
     func testAgainstAModel() throws {
+        try checkAgainstModel { n, _ in n }
+    }
+
+    /// Negative and far-away ids live in the table's dictionary, small ones in its array.
+    func testAgainstAModelWithSparseIds() throws {
+        try checkAgainstModel { n, g in
+            switch Int.random(in: 0..<4, using: &g) {
+            case 0: return -n
+            case 1: return 1_000_000_000 + n
+            default: return n
+            }
+        }
+    }
+
+    private func checkAgainstModel(_ makeId: (Int, inout SeededGenerator) -> Int) throws {
         var g = SeededGenerator(seed: 42)
         var table = EntityTable<Row>()
         var model: [Row] = []
@@ -89,7 +104,7 @@ final class EntityTableTests: XCTestCase {
                 let before = table.mark
                 switch Int.random(in: 0..<10, using: &g) {
                 case 0...3:
-                    let row = Row(id: nextId, name: "r\(nextId)")
+                    let row = Row(id: makeId(nextId, &g), name: "r\(nextId)")
                     nextId += 1
                     XCTAssertTrue(table.insert(row)); model.append(row)
                 case 4...6:

@@ -1,6 +1,6 @@
 /// A normalized collection: `byId` plus ordered `allIds`, as `{"byId": {...}, "allIds": [...]}`.
 ///
-/// Lookup and update by id are one hash lookup; insert appends (amortized O(1)); remove
+/// Lookup and update by id are one array index for small integer ids (one hash lookup for others); insert appends (amortized O(1)); remove
 /// leaves a tombstone in the slot array and keeps a Fenwick tree of live slots so the removed
 /// id's position in `allIds` (needed for the patch) costs O(log n); tombstones are compacted
 /// at commit once they outnumber live ids (amortized O(1)).
@@ -13,11 +13,7 @@
 ///     t.insert(Task(id: 1, title: "a", done: false))
 ///     t.update(1) { $0.done.toggle() }
 public struct EntityTable<E: Entity>: Sendable {
-    @usableFromInline struct Row: Sendable {
-        @usableFromInline var entity: E
-        @usableFromInline var slot: Int
-        @inlinable init(entity: E, slot: Int) { self.entity = entity; self.slot = slot }
-    }
+    @usableFromInline typealias Row = EntityRows<E>.Row
 
     @usableFromInline enum LogEntry: Sendable {
         case inserted(E.ID, position: Int)
@@ -31,7 +27,7 @@ public struct EntityTable<E: Entity>: Sendable {
         }
     }
 
-    @usableFromInline var rows: [E.ID: Row] = [:]
+    @usableFromInline var rows = EntityRows<E>()
     /// `allIds` with nil where an id was removed.
     @usableFromInline var slots: [E.ID?] = []
     @usableFromInline var live = Fenwick()
@@ -41,9 +37,10 @@ public struct EntityTable<E: Entity>: Sendable {
     @inlinable
     public init() {}
 
+    @inlinable
     public init(_ entities: some Sequence<E>) {
         for e in entities where rows[e.id] == nil {
-            rows[e.id] = Row(entity: e, slot: slots.count)
+            rows.insertNew(e.id, Row(entity: e, slot: slots.count))
             slots.append(e.id)
         }
         live = Fenwick(Array(repeating: 1, count: slots.count))
@@ -52,7 +49,7 @@ public struct EntityTable<E: Entity>: Sendable {
     @inlinable
     public var count: Int { rows.count }
     @inlinable
-    public var isEmpty: Bool { rows.isEmpty }
+    public var isEmpty: Bool { rows.count == 0 }
 
     @inlinable
     public subscript(id: E.ID) -> E? { rows[id]?.entity }
@@ -74,7 +71,7 @@ public struct EntityTable<E: Entity>: Sendable {
     public mutating func insert(_ entity: E) -> Bool {
         guard rows[entity.id] == nil else { return false }
         log.append(.inserted(entity.id, position: rows.count))
-        rows[entity.id] = Row(entity: entity, slot: slots.count)
+        rows.insertNew(entity.id, Row(entity: entity, slot: slots.count))
         slots.append(entity.id)
         live.append(1)
         return true
@@ -84,9 +81,9 @@ public struct EntityTable<E: Entity>: Sendable {
     @discardableResult
     @inlinable
     public mutating func update(_ id: E.ID, _ body: (inout E) -> Void) -> Bool {
-        guard let index = rows.index(forKey: id) else { return false }
-        log.append(.updated(id, old: rows.values[index].entity))
-        body(&rows.values[index].entity)
+        guard let old = rows[id]?.entity else { return false }
+        log.append(.updated(id, old: old))
+        rows.modify(id) { body(&$0.entity) }
         return true
     }
 
@@ -94,7 +91,7 @@ public struct EntityTable<E: Entity>: Sendable {
     @discardableResult
     @inlinable
     public mutating func remove(_ id: E.ID) -> E? {
-        guard let row = rows.removeValue(forKey: id) else { return nil }
+        guard let row = rows.remove(id) else { return nil }
         let position = live.prefix(row.slot)
         log.append(.removed(id, old: row.entity, slot: row.slot, position: position))
         slots[row.slot] = nil
@@ -115,13 +112,13 @@ public struct EntityTable<E: Entity>: Sendable {
         while log.count > mark {
             switch log.removeLast() {
             case .inserted(let id, _):
-                rows[id] = nil
+                rows.remove(id)
                 slots.removeLast()  // compaction never runs while a log is open, so it is the last slot
                 live.removeLast()
             case .updated(let id, let old):
-                if let index = rows.index(forKey: id) { rows.values[index].entity = old }
+                rows.modify(id) { $0.entity = old }
             case .removed(let id, let old, let slot, _):
-                rows[id] = Row(entity: old, slot: slot)
+                rows.insertNew(id, Row(entity: old, slot: slot))
                 slots[slot] = id
                 live.add(1, at: slot)
                 tombstones -= 1
@@ -140,7 +137,7 @@ public struct EntityTable<E: Entity>: Sendable {
         var newSlots: [E.ID?] = []
         newSlots.reserveCapacity(rows.count)
         for case let id? in slots {
-            rows[id]?.slot = newSlots.count
+            rows.modify(id) { $0.slot = newSlots.count }
             newSlots.append(id)
         }
         slots = newSlots
