@@ -18,11 +18,12 @@ public struct EntityTable<E: Entity>: Sendable {
     @usableFromInline enum LogEntry: Sendable {
         case inserted(E.ID, position: Int)
         case updated(E.ID, old: E)
+        case fieldUpdated(E.ID, AnyFieldChange<E>)
         case removed(E.ID, old: E, slot: Int, position: Int)
 
         @inlinable var id: E.ID {
             switch self {
-            case .inserted(let id, _), .updated(let id, _), .removed(let id, _, _, _): return id
+            case .inserted(let id, _), .updated(let id, _), .fieldUpdated(let id, _), .removed(let id, _, _, _): return id
             }
         }
     }
@@ -87,6 +88,26 @@ public struct EntityTable<E: Entity>: Sendable {
         return true
     }
 
+    /// Changes one field in place; false when the id is absent. Only the field's old value is
+    /// logged and the patch names only that field, so a large entity (or one whose strings
+    /// live on the heap) is not copied or touched beyond the field.
+    ///
+    ///     tasks.update(id, \.done, member: "done") { $0.toggle() }
+    @discardableResult
+    @inlinable
+    public mutating func update<V: PatchDiffable>(_ id: E.ID, _ field: WritableKeyPath<E, V>, member: String,
+                                                  _ body: (inout V) -> Void) -> Bool {
+        var old: V?, new: V?
+        rows.modify(id) { row in
+            old = row.entity[keyPath: field]
+            body(&row.entity[keyPath: field])
+            new = row.entity[keyPath: field]
+        }
+        guard let old, let new else { return false }
+        log.append(.fieldUpdated(id, FieldChange(field: field, old: old, new: new, token: "/" + JSONPointer.escape(member))))
+        return true
+    }
+
     /// Removes and returns the entity; nil when absent.
     @discardableResult
     @inlinable
@@ -117,6 +138,8 @@ public struct EntityTable<E: Entity>: Sendable {
                 live.removeLast()
             case .updated(let id, let old):
                 rows.modify(id) { $0.entity = old }
+            case .fieldUpdated(let id, let change):
+                rows.modify(id) { change.undo(&$0.entity) }
             case .removed(let id, let old, let slot, _):
                 rows.insertNew(id, Row(entity: old, slot: slot))
                 slots[slot] = id
@@ -156,7 +179,7 @@ public struct EntityTable<E: Entity>: Sendable {
             switch entry {
             case .inserted(let id, let position): patch.add(allIds + String(position), id)
             case .removed(_, _, _, let position): patch.remove(allIds + String(position))
-            case .updated: break
+            case .updated, .fieldUpdated: break
             }
         }
         let byId = path + "/byId/"
@@ -172,13 +195,29 @@ public struct EntityTable<E: Entity>: Sendable {
             } else if log[mark..<offset].contains(where: { $0.id == id }) {
                 continue
             }
+            let member = byId + JSONPointer.escape(id.key)
+            if case .fieldUpdated = entry {
+                // Only field changes for this id: each writes its own old-to-new diff, in order,
+                // without reading the entity. Mixed with whole-entity changes (or too many to
+                // scan): the entity, which existed before the action, is replaced or removed.
+                if !useSet, log[offset...].allSatisfy({ $0.id != id || $0.isFieldUpdate }) {
+                    for case .fieldUpdated(let other, let change) in log[offset...] where other == id {
+                        change.write(at: member, into: &patch)
+                    }
+                } else if let now = rows[id]?.entity {
+                    patch.replace(member, now)
+                } else {
+                    patch.remove(member)
+                }
+                continue
+            }
+            let now = rows[id]?.entity
             let before: E?
             switch entry {
-            case .inserted: before = nil
+            case .inserted, .fieldUpdated: before = nil
             case .updated(_, let old), .removed(_, let old, _, _): before = old
             }
-            let member = byId + JSONPointer.escape(id.key)
-            switch (before, rows[id]?.entity) {
+            switch (before, now) {
             case (nil, nil): break
             case (nil, let now?): patch.add(member, now)
             case (_?, nil): patch.remove(member)
@@ -186,6 +225,10 @@ public struct EntityTable<E: Entity>: Sendable {
             }
         }
     }
+}
+
+extension EntityTable.LogEntry {
+    @inlinable var isFieldUpdate: Bool { if case .fieldUpdated = self { return true } else { return false } }
 }
 
 extension EntityTable: JSONEncodable {

@@ -10,9 +10,10 @@ public let tasksReducer = Reducer<TasksState, TasksAction> { state, action, _ th
         state.tasks.insert(TaskItem(id: id, title: title, done: false))
         state.nextId = id + 1
     case .rename(let id, let title):
-        guard state.tasks.update(id, { $0.title = title }) else { throw unknown(id) }
+        guard state.tasks.update(id, \.title, member: "title", { $0 = title }) else { throw unknown(id) }
     case .toggleDone(let id):
-        guard state.tasks.update(id, { $0.done.toggle() }) else { throw unknown(id) }
+        // Field-level: logs one Bool, never copies the task (its title stays untouched in memory).
+        guard state.tasks.update(id, \.done, member: "done", { $0.toggle() }) else { throw unknown(id) }
     case .remove(let id):
         guard state.tasks.remove(id) != nil else { throw unknown(id) }
         // favoriteIds is small by nature (a user's picks), so a scan is fine here.
