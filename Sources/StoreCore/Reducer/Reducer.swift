@@ -58,10 +58,15 @@ extension Reducer {
         // A stored property is modified in place (no copy of its collections); a computed one
         // (a feature's view over several parent fields) is read, reduced and written back
         // directly, which spares the key path runtime its write-back buffer per action.
-        if MemoryLayout<ParentState>.offset(of: toLocal) != nil {
+        if let offset = MemoryLayout<ParentState>.offset(of: toLocal) {
+            // A stored property: reduce it in place at its offset (documented for stored-property
+            // key paths), without a trip through the key path runtime on every action.
             return Reducer<ParentState, ParentAction> { parent, parentAction, context throws(Rejection) in
                 guard let local = toLocalAction.extract(parentAction) else { return .none }
-                let effect = try reduce(&parent[keyPath: toLocal], local, context)
+                let effect = try withUnsafeMutablePointer(to: &parent) { (pointer) throws(Rejection) -> Effect<Action> in
+                    let field = (UnsafeMutableRawPointer(pointer) + offset).assumingMemoryBound(to: State.self)
+                    return try reduce(&field.pointee, local, context)
+                }
                 return effect.isNone ? .none : effect.map(toLocalAction.embed)
             }
         }

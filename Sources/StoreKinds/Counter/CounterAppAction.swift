@@ -80,5 +80,5 @@ extension CounterAppAction {
 public let counterAppReducer = Reducer<CounterAppState, CounterAppAction>.combine(
     counterReducer.pullback(state: \.counter, action: CounterAppAction.counterCase),
     primeModalReducer.pullback(state: \.primeModal, action: CounterAppAction.primeModalCase),
-    favoritePrimesReducer.pullback(state: \.favoritePrimesState, action: CounterAppAction.favoritePrimesCase)
+    favoritePrimesReducer.pullback(state: \.favorites, action: CounterAppAction.favoritePrimesCase)
 )

@@ -38,65 +38,65 @@ public struct Activity: PatchDiffable, JSONDecodable, Sendable {
 }
 
 /// `counter`: the app state the three features share.
+///
+/// Each feature's state is stored where it can be (`counter`, `favorites`), so its reducer
+/// works in place; the prime modal, which spans both, is a computed view. JSON stays flat, in
+/// API.md's order.
 public struct CounterAppState: StoreState, PatchDiffable {
-    public var count: Int
-    public var favoritePrimes: [Int]
-    public var activityFeed: [Activity]
-    public var nthPrime: Int?
-    public var isNthPrimeRequestInFlight: Bool
+    public var counter: CounterState
+    public var favorites: FavoritePrimesState
 
     public init(count: Int = 0, favoritePrimes: [Int] = [], activityFeed: [Activity] = [],
                 nthPrime: Int? = nil, isNthPrimeRequestInFlight: Bool = false) {
-        self.count = count
-        self.favoritePrimes = favoritePrimes
-        self.activityFeed = activityFeed
-        self.nthPrime = nthPrime
-        self.isNthPrimeRequestInFlight = isNthPrimeRequestInFlight
+        counter = CounterState(count: count, nthPrime: nthPrime, isNthPrimeRequestInFlight: isNthPrimeRequestInFlight)
+        favorites = FavoritePrimesState(favoritePrimes: favoritePrimes, activityFeed: activityFeed)
     }
+
+    public var count: Int { get { counter.count } set { counter.count = newValue } }
+    public var nthPrime: Int? { get { counter.nthPrime } set { counter.nthPrime = newValue } }
+    public var isNthPrimeRequestInFlight: Bool {
+        get { counter.isNthPrimeRequestInFlight } set { counter.isNthPrimeRequestInFlight = newValue }
+    }
+    public var favoritePrimes: [Int] { get { favorites.favoritePrimes } set { favorites.favoritePrimes = newValue } }
+    public var activityFeed: [Activity] { get { favorites.activityFeed } set { favorites.activityFeed = newValue } }
 
     public static var initial: CounterAppState { CounterAppState() }
 
     public func writeJSON(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("count"); w.write(count)
-        w.key("favoritePrimes"); favoritePrimes.writeJSON(to: &w)
-        w.key("activityFeed"); activityFeed.writeJSON(to: &w)
-        w.key("nthPrime"); nthPrime.writeJSON(to: &w)
-        w.key("isNthPrimeRequestInFlight"); w.write(isNthPrimeRequestInFlight)
+        w.key("count"); w.write(counter.count)
+        w.key("favoritePrimes"); favorites.favoritePrimes.writeJSON(to: &w)
+        w.key("activityFeed"); favorites.activityFeed.writeJSON(to: &w)
+        w.key("nthPrime"); counter.nthPrime.writeJSON(to: &w)
+        w.key("isNthPrimeRequestInFlight"); w.write(counter.isNthPrimeRequestInFlight)
         w.endObject()
     }
 
     public init(json: JSONValue, path: String) throws(StateDecodingError) {
-        count = try json.decodeMember("count", at: path)
-        favoritePrimes = try json.decodeMember("favoritePrimes", at: path)
-        activityFeed = try json.decodeMember("activityFeed", at: path)
-        nthPrime = try json.decodeMember("nthPrime", at: path)
-        isNthPrimeRequestInFlight = try json.decodeMember("isNthPrimeRequestInFlight", at: path)
+        self.init(count: try json.decodeMember("count", at: path),
+                  favoritePrimes: try json.decodeMember("favoritePrimes", at: path),
+                  activityFeed: try json.decodeMember("activityFeed", at: path),
+                  nthPrime: try json.decodeMember("nthPrime", at: path),
+                  isNthPrimeRequestInFlight: try json.decodeMember("isNthPrimeRequestInFlight", at: path))
     }
 
     public func diff(from old: CounterAppState, at path: String, into patch: inout PatchWriter) {
-        patch.field(count, old.count, path, "/count")
-        patch.field(favoritePrimes, old.favoritePrimes, path, "/favoritePrimes")
-        patch.field(activityFeed, old.activityFeed, path, "/activityFeed")
-        patch.field(nthPrime, old.nthPrime, path, "/nthPrime")
-        patch.field(isNthPrimeRequestInFlight, old.isNthPrimeRequestInFlight, path, "/isNthPrimeRequestInFlight")
+        patch.field(counter.count, old.counter.count, path, "/count")
+        patch.field(favorites.favoritePrimes, old.favorites.favoritePrimes, path, "/favoritePrimes")
+        patch.field(favorites.activityFeed, old.favorites.activityFeed, path, "/activityFeed")
+        patch.field(counter.nthPrime, old.counter.nthPrime, path, "/nthPrime")
+        patch.field(counter.isNthPrimeRequestInFlight, old.counter.isNthPrimeRequestInFlight, path, "/isNthPrimeRequestInFlight")
     }
 }
 
-// The features' views of the app state, as writable key paths for `pullback`.
+// The prime modal's view spans both features' state: a computed writable key path for `pullback`.
 extension CounterAppState {
-    public var counter: CounterState {
-        get { CounterState(count: count, nthPrime: nthPrime, isNthPrimeRequestInFlight: isNthPrimeRequestInFlight) }
-        set { count = newValue.count; nthPrime = newValue.nthPrime; isNthPrimeRequestInFlight = newValue.isNthPrimeRequestInFlight }
-    }
-
     public var primeModal: PrimeModalState {
-        get { PrimeModalState(count: count, favoritePrimes: favoritePrimes, activityFeed: activityFeed) }
-        set { count = newValue.count; favoritePrimes = newValue.favoritePrimes; activityFeed = newValue.activityFeed }
-    }
-
-    public var favoritePrimesState: FavoritePrimesState {
-        get { FavoritePrimesState(favoritePrimes: favoritePrimes, activityFeed: activityFeed) }
-        set { favoritePrimes = newValue.favoritePrimes; activityFeed = newValue.activityFeed }
+        get { PrimeModalState(count: counter.count, favoritePrimes: favorites.favoritePrimes, activityFeed: favorites.activityFeed) }
+        set {
+            counter.count = newValue.count
+            favorites.favoritePrimes = newValue.favoritePrimes
+            favorites.activityFeed = newValue.activityFeed
+        }
     }
 }
