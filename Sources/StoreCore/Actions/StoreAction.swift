@@ -57,9 +57,4 @@ public enum Payload {
                                  _ read: (JSONValue?, String) throws(ActionError) -> T) throws(ActionError) -> T {
         try read(object[name], "payload." + name)
     }
-
-    /// Refuses a payload on an action that takes none.
-    public static func none(_ payload: JSONValue?, _ type: String) throws(ActionError) {
-        if let p = payload, p != .null { throw .invalidPayload(detail: "payload: \(type) takes no payload") }
-    }
 }

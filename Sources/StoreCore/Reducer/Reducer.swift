@@ -55,12 +55,10 @@ extension Reducer {
         action toLocalAction: CasePath<ParentAction, Action>
     ) -> Reducer<ParentState, ParentAction> {
         let reduce = self.reduce
-        // A stored property is modified in place (no copy of its collections); a computed one
-        // (a feature's view over several parent fields) is read, reduced and written back
-        // directly, which spares the key path runtime its write-back buffer per action.
         if let offset = MemoryLayout<ParentState>.offset(of: toLocal) {
-            // A stored property: reduce it in place at its offset (documented for stored-property
-            // key paths), without a trip through the key path runtime on every action.
+            // A stored property: reduced in place at its offset (which `offset(of:)` guarantees
+            // for stored-property key paths), so no copy of its collections and no trip through
+            // the key path runtime on every action.
             return Reducer<ParentState, ParentAction> { parent, parentAction, context throws(Rejection) in
                 guard let local = toLocalAction.extract(parentAction) else { return .none }
                 let effect = try withUnsafeMutablePointer(to: &parent) { (pointer) throws(Rejection) -> Effect<Action> in
@@ -70,6 +68,7 @@ extension Reducer {
                 return effect.isNone ? .none : effect.map(toLocalAction.embed)
             }
         }
+        // A computed view over several parent fields: read, reduce, write back.
         return Reducer<ParentState, ParentAction> { parent, parentAction, context throws(Rejection) in
             guard let localAction = toLocalAction.extract(parentAction) else { return .none }
             var local = parent[keyPath: toLocal]
