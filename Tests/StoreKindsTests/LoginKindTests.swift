@@ -27,6 +27,15 @@ final class LoginKindTests: XCTestCase {
         store.receive(.emailValidated(valid: false)) { $0.email.currentValidation = nil }
     }
 
+    func testStaleValidationIsIgnored() {
+        let store = TestStore(reducer: loginReducer)
+        store.send(.emailChanged("a@b.c")) { $0.email = EmailField(rawValue: "a@b.c", currentValidation: "remote") }
+        store.send(.emailChanged("abc")) { $0.email = EmailField(rawValue: "abc") }
+        store.receive(.emailValidated(valid: true))  // for "a@b.c": no change but the version
+        XCTAssertFalse(store.store.state.email.valid)
+        store.finish()
+    }
+
     func testLocalFailureNeedsNoEffect() {
         let store = TestStore(initialState: LoginState(email: EmailField(rawValue: "a@b.c", valid: true)), reducer: loginReducer)
         store.send(.emailChanged("ab.c")) { $0.email = EmailField(rawValue: "ab.c", valid: false, currentValidation: nil) }

@@ -14,6 +14,8 @@ public let loginReducer = Reducer<LoginState, LoginAction> { state, action, _ th
         }
 
     case .emailValidated(let valid):
+        // An answer for an address already replaced by one that failed locally is stale.
+        guard state.email.currentValidation != nil else { return .none }
         state.email.valid = valid
         state.email.currentValidation = nil
         return .none
