@@ -82,3 +82,27 @@ final class TasksKindTests: XCTestCase {
                        #"{"tasks":{"byId":{"2":{"id":2,"title":"b","done":false},"1":{"id":1,"title":"a","done":true}},"allIds":[2,1]},"favoriteIds":[],"nextId":3}"#)
     }
 }
+
+final class TasksPointerTests: XCTestCase {
+    /// Pointer lookups answer exactly what encoding the whole state and walking it would.
+    func testPointerLookupsAgreeWithTheWholeState() throws {
+        let kind = try XCTUnwrap(KindRegistry.kind(named: "tasks"))
+        let store = try kind.makeStore(state: nil, version: 0, environment: .immediate)
+        func add(_ t: String) throws { _ = try store.apply([ActionRecord(type: "tasks/add", payload: .object(["title": .string(t)]), at: 0, source: .client)]) }
+        for i in 1...40 { try add("t\(i)") }
+        for id in [3, 5, 6, 7, 20, 40] {
+            _ = try store.apply([ActionRecord(type: "tasks/remove", payload: .object(["id": .int(id)]), at: 0, source: .client)])
+        }
+        _ = try store.apply([ActionRecord(type: "tasks/favorite", payload: .object(["id": .int(2)]), at: 0, source: .client)])
+        let whole = store.stateValue()
+        var pointers = ["", "/tasks", "/tasks/byId", "/tasks/allIds", "/favoriteIds", "/favoriteIds/0", "/favoriteIds/1", "/nextId",
+                        "/nextId/x", "/nope", "/tasks/nope", "/tasks/byId/x", "/tasks/byId/3", "/tasks/byId/03", "/tasks/allIds/-",
+                        "/tasks/allIds/01", "/tasks/allIds/34", "/tasks/allIds/0/x", "/tasks/byId/2/title/x"]
+        for id in 0...41 { pointers += ["/tasks/byId/\(id)", "/tasks/byId/\(id)/title", "/tasks/byId/\(id)/done"] }
+        for i in 0...36 { pointers.append("/tasks/allIds/\(i)") }
+        for p in pointers {
+            let pointer = try JSONPointer(p)
+            XCTAssertEqual(store.stateValue(at: pointer), whole.value(at: pointer), p)
+        }
+    }
+}

@@ -36,6 +36,8 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
 
     @inlinable public func stateValue() -> JSONValue { _state.jsonValue() }
 
+    @inlinable public func stateValue(at pointer: JSONPointer) -> JSONValue? { _state.jsonValue(at: pointer.tokens[...]) }
+
     /// Decodes a record into the kind's action, refusing effect-only types from clients.
     @inlinable
     public static func decode(_ record: ActionRecord) throws(ActionError) -> Action {
@@ -136,6 +138,7 @@ public final class ErasedStore: AnyStore {
     @usableFromInline let _version: () -> Int
     @usableFromInline let _encodeState: () -> [UInt8]
     @usableFromInline let _stateValue: () -> JSONValue
+    @usableFromInline let _stateValueAt: (JSONPointer) -> JSONValue?
     @usableFromInline let _apply: ([ActionRecord]) throws(BatchError) -> [Change]
     @usableFromInline let _takePendingEffects: () -> [PendingEffect]
 
@@ -145,6 +148,7 @@ public final class ErasedStore: AnyStore {
         _version = { store.version }
         _encodeState = { store.encodeState() }
         _stateValue = { store.stateValue() }
+        _stateValueAt = { store.stateValue(at: $0) }
         _apply = { (records) throws(BatchError) -> [Change] in try store.apply(records) }
         _takePendingEffects = { store.takePendingEffects() }
     }
@@ -152,6 +156,7 @@ public final class ErasedStore: AnyStore {
     public var version: Int { _version() }
     public func encodeState() -> [UInt8] { _encodeState() }
     public func stateValue() -> JSONValue { _stateValue() }
+    public func stateValue(at pointer: JSONPointer) -> JSONValue? { _stateValueAt(pointer) }
     public func apply(_ actions: [ActionRecord]) throws(BatchError) -> [Change] { try _apply(actions) }
     public func takePendingEffects() -> [PendingEffect] { _takePendingEffects() }
 }

@@ -14,7 +14,7 @@
 ///
 /// A state without entity tables gets all four for free by conforming to `PatchDiffable`
 /// (its checkpoint is a copy of itself): keep large collections in `EntityTable`s.
-public protocol StoreState: Sendable, JSONEncodable, JSONDecodable {
+public protocol StoreState: Sendable, JSONEncodable, JSONDecodable, JSONPointerReadable {
     associatedtype Checkpoint
     static var initial: Self { get }
     func checkpoint() -> Checkpoint

@@ -37,6 +37,17 @@ public struct TasksState: StoreState, Equatable, Encodable {
         }
     }
 
+    /// `/tasks/...` is answered by the table (one entity, not a million); the rest is small.
+    public func jsonValue(at tokens: ArraySlice<String>) -> JSONValue? {
+        guard let first = tokens.first else { return jsonValue() }
+        switch first {
+        case "tasks": return tasks.jsonValue(at: tokens.dropFirst())
+        case "favoriteIds": return favoriteIds.jsonValue().value(at: JSONPointer(tokens: Array(tokens.dropFirst())))
+        case "nextId": return tokens.count == 1 ? .int(nextId) : nil
+        default: return nil
+        }
+    }
+
     public struct Checkpoint {
         var tasksMark: Int
         var favoriteIds: [Int]
