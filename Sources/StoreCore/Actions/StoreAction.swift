@@ -1,0 +1,60 @@
+/// A kind's typed action: decoded from a Flux Standard Action and encoded back.
+///
+/// `init(type:payload:)` throws `.unknownAction` (listing the valid types) for a type it does
+/// not know and `.invalidPayload` (naming the field) for a payload that does not fit.
+public protocol StoreAction: Sendable {
+    /// Types a client may send.
+    static var clientTypes: [String] { get }
+    /// Types only the kind's effects send (403 `internal-action` from a client).
+    static var internalTypes: [String] { get }
+    init(type: String, payload: JSONValue?) throws(ActionError)
+    var type: String { get }
+    var payload: JSONValue? { get }
+}
+
+extension StoreAction {
+    public static var internalTypes: [String] { [] }
+    public static var allTypes: [String] { clientTypes + internalTypes }
+
+    /// The error for a type this action does not know.
+    public static func unknown(_ type: String) -> ActionError {
+        .unknownAction(type: type, validTypes: clientTypes)
+    }
+}
+
+/// Reading payloads with errors that name the field (`payload.title: expected a string`).
+public enum Payload {
+    public static func object(_ payload: JSONValue?, _ type: String) throws(ActionError) -> [String: JSONValue] {
+        guard case .object(let o)? = payload else {
+            throw .invalidPayload(detail: "payload: \(type) expects an object, got \(payload?.typeName ?? "none")")
+        }
+        return o
+    }
+
+    public static func string(_ payload: JSONValue?, field: String = "payload") throws(ActionError) -> String {
+        guard case .string(let s)? = payload else {
+            throw .invalidPayload(detail: "\(field): expected a string, got \(payload?.typeName ?? "none")")
+        }
+        return s
+    }
+
+    public static func int(_ payload: JSONValue?, field: String) throws(ActionError) -> Int {
+        guard case .int(let i)? = payload else {
+            throw .invalidPayload(detail: "\(field): expected an integer, got \(payload?.typeName ?? "none")")
+        }
+        return i
+    }
+
+    public static func bool(_ payload: JSONValue?, field: String) throws(ActionError) -> Bool {
+        guard case .bool(let b)? = payload else {
+            throw .invalidPayload(detail: "\(field): expected a boolean, got \(payload?.typeName ?? "none")")
+        }
+        return b
+    }
+
+    /// Member `name` of an object payload, as `read` wants it; errors say `payload.name`.
+    public static func member<T>(_ object: [String: JSONValue], _ name: String,
+                                 _ read: (JSONValue?, String) throws(ActionError) -> T) throws(ActionError) -> T {
+        try read(object[name], "payload." + name)
+    }
+}

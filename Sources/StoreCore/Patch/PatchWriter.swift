@@ -1,0 +1,65 @@
+/// Writes an RFC 6902 patch (a JSON array of operations) straight to bytes while a store
+/// compares before and after. Paths are RFC 6901 pointers; callers escape tokens with
+/// `JSONPointer.escape`.
+///
+///     var p = PatchWriter()
+///     p.replace("/count", 3)
+///     p.finish()   // [{"op":"replace","path":"/count","value":3}]
+public struct PatchWriter: Sendable {
+    @usableFromInline var writer: JSONWriter
+    @usableFromInline var _count = 0
+    /// Operations written so far.
+    public var count: Int { _count }
+
+    @inlinable public init() {
+        writer = JSONWriter(capacity: 96)
+        writer.writeRawStatic("[")
+    }
+
+    /// The finished patch bytes.
+    @inlinable public consuming func finish() -> [UInt8] {
+        writer.writeRawStatic("]")
+        return writer.bytes
+    }
+
+    public var isEmpty: Bool { count == 0 }
+
+    /// Writes `{"op":"<op>","path":"<path>"` with the constant parts as one append each.
+    @inlinable mutating func open(_ prefix: StaticString, _ path: String) {
+        writer.writeRawStatic(_count == 0 ? prefix : ",")
+        if _count != 0 { writer.writeRawStatic(prefix) }
+        writer.writeStringLiteral(path)
+    }
+
+    @inlinable public mutating func replace(_ path: String, _ value: some JSONEncodable) {
+        open(#"{"op":"replace","path":"#, path)
+        writer.writeRawStatic(#","value":"#)
+        writer.needsComma = false
+        value.writeJSON(to: &writer)
+        writer.writeRawStatic("}")
+        _count += 1
+    }
+
+    @inlinable public mutating func add(_ path: String, _ value: some JSONEncodable) {
+        open(#"{"op":"add","path":"#, path)
+        writer.writeRawStatic(#","value":"#)
+        writer.needsComma = false
+        value.writeJSON(to: &writer)
+        writer.writeRawStatic("}")
+        _count += 1
+    }
+
+    @inlinable public mutating func remove(_ path: String) {
+        open(#"{"op":"remove","path":"#, path)
+        writer.writeRawStatic("}")
+        _count += 1
+    }
+
+    /// Diffs one field, building its path only when it changed (most fields do not).
+    ///
+    ///     patch.field(count, old.count, path, "/count")
+    @inlinable public mutating func field<T: PatchDiffable>(_ new: T, _ old: T, _ path: String, _ member: StaticString) {
+        if new == old { return }
+        new.diff(from: old, at: path + member.description, into: &self)
+    }
+}

@@ -1,0 +1,36 @@
+/// Type-erased store of one session. NOT thread-safe: the session serializes every call.
+public protocol AnyStore: AnyObject {
+    var kind: String { get }
+    var version: Int { get }
+    /// The state's JSON bytes (keys in the kind's stable order).
+    func encodeState() -> [UInt8]
+    /// The state as a value.
+    func stateValue() -> JSONValue
+    /// The value at an RFC 6901 pointer in the state, nil when there is none (for `?path=`);
+    /// cost proportional to the answer for entity tables, not to the whole state.
+    func stateValue(at pointer: JSONPointer) -> JSONValue?
+    /// Applies in order, all or none (state untouched on error); version +1 per action.
+    /// Internal (effect-only) types are refused when `record.source == .client`.
+    func apply(_ actions: [ActionRecord]) throws(BatchError) -> [Change]
+    /// Effects returned by reducers during the last successful apply (cleared by this call).
+    func takePendingEffects() -> [PendingEffect]
+}
+
+extension AnyStore {
+    /// For conformers that cannot do better: the whole state, then the pointer.
+    public func stateValue(at pointer: JSONPointer) -> JSONValue? {
+        stateValue().value(at: pointer)
+    }
+}
+
+/// A kind as the server sees it: a name, its action types, its initial state, and a factory.
+public protocol StoreKind: Sendable {
+    var name: String { get }
+    /// Client-sendable types.
+    var actionTypes: [String] { get }
+    /// Effect-only types.
+    var internalActionTypes: [String] { get }
+    var initialState: JSONValue { get }
+    /// `state` nil = the initial state. Throws when `state` does not decode (the error names the path).
+    func makeStore(state: JSONValue?, version: Int, environment: EffectEnvironment) throws(StateDecodingError) -> any AnyStore
+}

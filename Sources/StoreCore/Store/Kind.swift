@@ -1,0 +1,34 @@
+/// A kind made of a State, an Action and a reducer: what a developer registers.
+///
+///     Kind(name: "shop", reducer: shopReducer)    // State and Action inferred from the reducer
+public struct Kind<State: StoreState, Action: StoreAction>: StoreKind {
+    public let name: String
+    public let reducer: Reducer<State, Action>
+    /// Built by the inlined initializer in the registering module, so the stores it makes run
+    /// code specialized for this State and Action.
+    @usableFromInline let factory: @Sendable (State, Int, EffectEnvironment) -> any AnyStore
+
+    @inlinable
+    public init(name: String, reducer: Reducer<State, Action>) {
+        self.name = name
+        self.reducer = reducer
+        self.factory = { state, version, environment in
+            ErasedStore(Store(kind: name, state: state, version: version, reducer: reducer, environment: environment))
+        }
+    }
+
+    public var actionTypes: [String] { Action.clientTypes }
+    public var internalActionTypes: [String] { Action.internalTypes }
+    public var initialState: JSONValue { State.initial.jsonValue() }
+
+    public func makeStore(state: JSONValue?, version: Int, environment: EffectEnvironment) throws(StateDecodingError) -> any AnyStore {
+        let initial = try state.map { (json) throws(StateDecodingError) -> State in try State(json: json, path: "") } ?? State.initial
+        return factory(initial, version, environment)
+    }
+
+    /// The typed store (tests, benchmarks).
+    public func makeTypedStore(state: JSONValue? = nil, version: Int = 0, environment: EffectEnvironment = .live) throws(StateDecodingError) -> Store<State, Action> {
+        let initial = try state.map { (json) throws(StateDecodingError) -> State in try State(json: json, path: "") } ?? State.initial
+        return Store(kind: name, state: initial, version: version, reducer: reducer, environment: environment)
+    }
+}

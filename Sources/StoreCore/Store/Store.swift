@@ -1,0 +1,162 @@
+/// The typed store of one session: state, version, reducer and the effects it produced.
+///
+/// `apply` is the one path every action takes, from a client or an effect:
+/// decode and check every record (before any reducer runs), then per action take a
+/// checkpoint, run the reducer, write the patch since the checkpoint, collect outputs and
+/// effects; a refusal rolls the whole batch back. NOT thread-safe: the session serializes calls.
+///
+/// The hot path is `@inlinable` so a kind's module compiles it specialized for its own
+/// State and Action (no generic metadata lookups per action); `Kind` erases it through
+/// `ErasedStore`, whose closures are created in that specialized context.
+///
+///     let store = Store(kind: "counter", state: .initial, reducer: counterAppReducer)
+///     let changes = try store.apply([ActionRecord(type: "counter/incrTapped", at: 0, source: .client)])
+public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
+    public let kind: String
+    @usableFromInline var _version: Int
+    @usableFromInline var _state: State
+    public let reducer: Reducer<State, Action>
+    public let environment: EffectEnvironment
+    @usableFromInline var pending: [Effect<Action>.Work] = []
+
+    public var version: Int { _version }
+    public var state: State { _state }
+
+    @inlinable
+    public init(kind: String, state: State, version: Int = 0, reducer: Reducer<State, Action>,
+                environment: EffectEnvironment = .live) {
+        self.kind = kind
+        self._state = state
+        self._version = version
+        self.reducer = reducer
+        self.environment = environment
+    }
+
+    @inlinable public func encodeState() -> [UInt8] { _state.jsonBytes(capacity: 1024) }
+
+    @inlinable public func stateValue() -> JSONValue { _state.jsonValue() }
+
+    @inlinable public func stateValue(at pointer: JSONPointer) -> JSONValue? { _state.jsonValue(at: pointer.tokens[...]) }
+
+    /// Decodes a record into the kind's action, refusing effect-only types from clients.
+    @inlinable
+    public static func decode(_ record: ActionRecord) throws(ActionError) -> Action {
+        if record.source == .client, Action.internalTypes.contains(record.type) {
+            throw .internalAction(type: record.type)
+        }
+        return try Action(type: record.type, payload: record.payload)
+    }
+
+    @inlinable
+    public func apply(_ records: [ActionRecord]) throws(BatchError) -> [Change] {
+        if records.count == 1 {
+            // The common case, without the intermediate array of actions.
+            let action: Action
+            do { action = try Store.decode(records[0]) } catch { throw BatchError(index: 0, error: error) }
+            return [try applyOne(action, records[0], collect: &pending)]
+        }
+        var actions: [Action] = []
+        actions.reserveCapacity(records.count)
+        for i in records.indices {
+            do { actions.append(try Store.decode(records[i])) } catch { throw BatchError(index: i, error: error) }
+        }
+        return try run(actions, records, collect: &pending)
+    }
+
+    /// Typed entry (tests, benchmarks): applies typed actions stamped `at`, returning the
+    /// changes and the effects' work instead of queueing it.
+    @inlinable
+    public func send(_ actions: [Action], at: Int64, source: ActionSource = .client) throws(BatchError)
+        -> (changes: [Change], effects: [Effect<Action>.Work]) {
+        let records = actions.map { ActionRecord(type: $0.type, payload: $0.payload, at: at, source: source) }
+        var works: [Effect<Action>.Work] = []
+        let changes = try run(actions, records, collect: &works)
+        return (changes, works)
+    }
+
+    @inlinable
+    func applyOne(_ action: Action, _ record: ActionRecord, collect: inout [Effect<Action>.Work]) throws(BatchError) -> Change {
+        let before = _state.checkpoint()
+        let change = try step(action, record, index: 0, before: before, batchStart: before, collect: &collect)
+        _state.commit()
+        _version += 1
+        return change
+    }
+
+    @inlinable
+    func run(_ actions: [Action], _ records: [ActionRecord], collect: inout [Effect<Action>.Work]) throws(BatchError) -> [Change] {
+        guard !actions.isEmpty else { return [] }
+        var changes: [Change] = []
+        changes.reserveCapacity(actions.count)
+        var works: [Effect<Action>.Work] = []
+        let batchStart = _state.checkpoint()
+        for i in 0..<actions.count {
+            let before = i == 0 ? batchStart : _state.checkpoint()
+            changes.append(try step(actions[i], records[i], index: i, before: before, batchStart: batchStart, collect: &works))
+        }
+        _state.commit()
+        _version += actions.count
+        if !works.isEmpty { collect.append(contentsOf: works) }
+        return changes
+    }
+
+    /// One action of a batch: reduce, or roll the whole batch back to `batchStart` and throw;
+    /// then the patch since `before`, the outputs, and the effects' work (into `collect`).
+    @inlinable
+    func step(_ action: Action, _ record: ActionRecord, index: Int, before: State.Checkpoint, batchStart: State.Checkpoint,
+              collect: inout [Effect<Action>.Work]) throws(BatchError) -> Change {
+        let effect: Effect<Action>
+        do {
+            effect = try reducer.reduce(&_state, action, ActionContext(at: record.at, source: record.source))
+        } catch {
+            _state.rollback(to: batchStart)
+            throw BatchError(index: index, error: error.actionError)
+        }
+        var patch = PatchWriter()
+        _state.writePatch(since: before, into: &patch)
+        var outputs: [StoreOutput] = []
+        if !effect.isNone { effect.flatten(outputs: &outputs, works: &collect) }
+        return Change(version: _version + index + 1, action: record, patch: patch.finish(), outputs: outputs)
+    }
+
+    public func takePendingEffects() -> [PendingEffect] {
+        let works = pending
+        pending = []
+        let environment = self.environment
+        return works.map { work in
+            PendingEffect { send in
+                await work(environment, Send { action in send(action.type, action.payload) })
+            }
+        }
+    }
+}
+
+/// `AnyStore` over closures made where the State and Action types are concrete (see `Kind`),
+/// so every call runs specialized code.
+public final class ErasedStore: AnyStore {
+    public let kind: String
+    @usableFromInline let _version: () -> Int
+    @usableFromInline let _encodeState: () -> [UInt8]
+    @usableFromInline let _stateValue: () -> JSONValue
+    @usableFromInline let _stateValueAt: (JSONPointer) -> JSONValue?
+    @usableFromInline let _apply: ([ActionRecord]) throws(BatchError) -> [Change]
+    @usableFromInline let _takePendingEffects: () -> [PendingEffect]
+
+    @inlinable
+    public init<State, Action>(_ store: Store<State, Action>) {
+        kind = store.kind
+        _version = { store.version }
+        _encodeState = { store.encodeState() }
+        _stateValue = { store.stateValue() }
+        _stateValueAt = { store.stateValue(at: $0) }
+        _apply = { (records) throws(BatchError) -> [Change] in try store.apply(records) }
+        _takePendingEffects = { store.takePendingEffects() }
+    }
+
+    public var version: Int { _version() }
+    public func encodeState() -> [UInt8] { _encodeState() }
+    public func stateValue() -> JSONValue { _stateValue() }
+    public func stateValue(at pointer: JSONPointer) -> JSONValue? { _stateValueAt(pointer) }
+    public func apply(_ actions: [ActionRecord]) throws(BatchError) -> [Change] { try _apply(actions) }
+    public func takePendingEffects() -> [PendingEffect] { _takePendingEffects() }
+}

@@ -1,0 +1,84 @@
+import StoreCore
+
+/// The `counter` kind's actions: one case per feature, each with its own FSA prefix.
+public enum CounterAppAction: StoreAction, Equatable {
+    case counter(CounterAction)
+    case primeModal(PrimeModalAction)
+    case favoritePrimes(FavoritePrimesAction)
+
+    public static let clientTypes = [
+        "counter/incrTapped", "counter/decrTapped", "counter/nthPrimeButtonTapped", "counter/alertDismissed",
+        "primeModal/saveFavoritePrimeTapped", "primeModal/removeFavoritePrimeTapped",
+        "favoritePrimes/deleteFavoritePrimes",
+    ]
+    public static let internalTypes = ["counter/nthPrimeResponse"]
+
+    public init(type: String, payload: JSONValue?) throws(ActionError) {
+        switch type {
+        case "counter/incrTapped": self = .counter(.incrTapped)
+        case "counter/decrTapped": self = .counter(.decrTapped)
+        case "counter/nthPrimeButtonTapped": self = .counter(.nthPrimeButtonTapped)
+        case "counter/alertDismissed": self = .counter(.alertDismissed)
+        case "counter/nthPrimeResponse":
+            let o = try Payload.object(payload, type)
+            let prime = try Payload.member(o, "prime") { (v, field) throws(ActionError) -> Int? in
+                if v == nil || v == .null { return nil }
+                return try Payload.int(v, field: field)
+            }
+            guard o["prime"] != nil else { throw .invalidPayload(detail: "payload.prime: missing") }
+            self = .counter(.nthPrimeResponse(prime: prime))
+        case "primeModal/saveFavoritePrimeTapped": self = .primeModal(.saveFavoritePrimeTapped)
+        case "primeModal/removeFavoritePrimeTapped": self = .primeModal(.removeFavoritePrimeTapped)
+        case "favoritePrimes/deleteFavoritePrimes":
+            let o = try Payload.object(payload, type)
+            guard case .array(let items)? = o["indexes"] else {
+                throw .invalidPayload(detail: "payload.indexes: expected an array of integers, got \(o["indexes"]?.typeName ?? "none")")
+            }
+            var indexes: [Int] = []
+            for (i, item) in items.enumerated() { indexes.append(try Payload.int(item, field: "payload.indexes[\(i)]")) }
+            self = .favoritePrimes(.deleteFavoritePrimes(indexes: indexes))
+        default:
+            throw Self.unknown(type)
+        }
+    }
+
+    public var type: String {
+        switch self {
+        case .counter(.incrTapped): return "counter/incrTapped"
+        case .counter(.decrTapped): return "counter/decrTapped"
+        case .counter(.nthPrimeButtonTapped): return "counter/nthPrimeButtonTapped"
+        case .counter(.nthPrimeResponse): return "counter/nthPrimeResponse"
+        case .counter(.alertDismissed): return "counter/alertDismissed"
+        case .primeModal(.saveFavoritePrimeTapped): return "primeModal/saveFavoritePrimeTapped"
+        case .primeModal(.removeFavoritePrimeTapped): return "primeModal/removeFavoritePrimeTapped"
+        case .favoritePrimes(.deleteFavoritePrimes): return "favoritePrimes/deleteFavoritePrimes"
+        }
+    }
+
+    public var payload: JSONValue? {
+        switch self {
+        case .counter(.nthPrimeResponse(let prime)): return .object(["prime": prime.map(JSONValue.int) ?? .null])
+        case .favoritePrimes(.deleteFavoritePrimes(let indexes)): return .object(["indexes": .array(indexes.map(JSONValue.int))])
+        default: return nil
+        }
+    }
+}
+
+extension CounterAppAction {
+    static let counterCase = CasePath<CounterAppAction, CounterAction>(embed: CounterAppAction.counter) {
+        if case .counter(let a) = $0 { return a } else { return nil }
+    }
+    static let primeModalCase = CasePath<CounterAppAction, PrimeModalAction>(embed: CounterAppAction.primeModal) {
+        if case .primeModal(let a) = $0 { return a } else { return nil }
+    }
+    static let favoritePrimesCase = CasePath<CounterAppAction, FavoritePrimesAction>(embed: CounterAppAction.favoritePrimes) {
+        if case .favoritePrimes(let a) = $0 { return a } else { return nil }
+    }
+}
+
+/// The `counter` kind: three feature reducers lifted into the app state and combined.
+public let counterAppReducer = Reducer<CounterAppState, CounterAppAction>.combine(
+    counterReducer.pullback(state: \.counter, action: CounterAppAction.counterCase),
+    primeModalReducer.pullback(state: \.primeModal, action: CounterAppAction.primeModalCase),
+    favoritePrimesReducer.pullback(state: \.favorites, action: CounterAppAction.favoritePrimesCase)
+)

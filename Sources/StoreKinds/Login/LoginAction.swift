@@ -1,0 +1,59 @@
+import StoreCore
+
+public enum LoginAction: StoreAction, Equatable {
+    case emailChanged(String)
+    case passwordChanged(String)
+    case connectivityChanged(online: Bool)
+    case loginTapped
+    case confirmationAnswered(confirm: Bool)
+    // Fed back by effects only.
+    case emailValidated(valid: Bool)
+    case loginSucceeded(token: String)
+    case loginFailed
+
+    public static let clientTypes = ["login/emailChanged", "login/passwordChanged", "login/connectivityChanged",
+                                     "login/loginTapped", "login/confirmationAnswered"]
+    public static let internalTypes = ["login/emailValidated", "login/loginSucceeded", "login/loginFailed"]
+
+    public init(type: String, payload: JSONValue?) throws(ActionError) {
+        switch type {
+        case "login/emailChanged": self = .emailChanged(try Payload.string(payload))
+        case "login/passwordChanged": self = .passwordChanged(try Payload.string(payload))
+        case "login/connectivityChanged":
+            self = .connectivityChanged(online: try Payload.member(try Payload.object(payload, type), "online", Payload.bool))
+        case "login/loginTapped": self = .loginTapped
+        case "login/confirmationAnswered":
+            self = .confirmationAnswered(confirm: try Payload.member(try Payload.object(payload, type), "confirm", Payload.bool))
+        case "login/emailValidated":
+            self = .emailValidated(valid: try Payload.member(try Payload.object(payload, type), "valid", Payload.bool))
+        case "login/loginSucceeded":
+            self = .loginSucceeded(token: try Payload.member(try Payload.object(payload, type), "token", { (v, f) throws(ActionError) in try Payload.string(v, field: f) }))
+        case "login/loginFailed": self = .loginFailed
+        default: throw Self.unknown(type)
+        }
+    }
+
+    public var type: String {
+        switch self {
+        case .emailChanged: return "login/emailChanged"
+        case .passwordChanged: return "login/passwordChanged"
+        case .connectivityChanged: return "login/connectivityChanged"
+        case .loginTapped: return "login/loginTapped"
+        case .confirmationAnswered: return "login/confirmationAnswered"
+        case .emailValidated: return "login/emailValidated"
+        case .loginSucceeded: return "login/loginSucceeded"
+        case .loginFailed: return "login/loginFailed"
+        }
+    }
+
+    public var payload: JSONValue? {
+        switch self {
+        case .emailChanged(let s), .passwordChanged(let s): return .string(s)
+        case .connectivityChanged(let online): return .object(["online": .bool(online)])
+        case .confirmationAnswered(let confirm): return .object(["confirm": .bool(confirm)])
+        case .emailValidated(let valid): return .object(["valid": .bool(valid)])
+        case .loginSucceeded(let token): return .object(["token": .string(token)])
+        case .loginTapped, .loginFailed: return nil
+        }
+    }
+}

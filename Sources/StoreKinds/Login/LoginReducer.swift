@@ -1,0 +1,71 @@
+import StoreCore
+
+/// The `login` kind's reducer: local rules at once, remote ones as effects that wait the
+/// environment's latency and feed their answer back.
+public let loginReducer = Reducer<LoginState, LoginAction> { state, action, _ throws(Rejection) in
+    switch action {
+    case .emailChanged(let email):
+        state.email = EmailField(rawValue: email, valid: false, currentValidation: nil)
+        guard email.contains("@") else { return .none }
+        state.email.currentValidation = "remote"
+        return .run { environment, send in
+            await environment.sleep(environment.latency)  // stands for the validation service
+            send(.emailValidated(valid: LoginService.isDeliverable(email)))
+        }
+
+    case .emailValidated(let valid):
+        // An answer for an address already replaced by one that failed locally is stale.
+        guard state.email.currentValidation != nil else { return .none }
+        state.email.valid = valid
+        state.email.currentValidation = nil
+        return .none
+
+    case .passwordChanged(let password):
+        state.password = password
+        return .none
+
+    case .connectivityChanged(let online):
+        state.online = online
+        return .none
+
+    case .loginTapped:
+        guard state.canLogin else { throw .rejected("cannot log in: needs to be online, a valid email and a password longer than 8") }
+        guard !state.loggingIn else { throw .rejected("a login is already in progress") }
+        return .output("login/confirmationRequested")
+
+    case .confirmationAnswered(let confirm):
+        guard confirm else { return .none }
+        guard !state.loggingIn else { throw .rejected("a login is already in progress") }
+        guard state.canLogin else { throw .rejected("cannot log in: needs to be online, a valid email and a password longer than 8") }
+        state.loggingIn = true
+        let password = state.password
+        return .run { environment, send in
+            await environment.sleep(environment.latency)  // stands for the login service
+            if LoginService.accepts(password: password) {
+                send(.loginSucceeded(token: environment.makeToken()))
+            } else {
+                send(.loginFailed)
+            }
+        }
+
+    case .loginSucceeded(let token):
+        state.loggingIn = false
+        return .output("login/loginFinished", payload: .object(["token": .string(token)]))
+
+    case .loginFailed:
+        state.loggingIn = false
+        return .output("login/showErrorToast")
+    }
+}
+
+/// The pretend remote services of the seeds.
+enum LoginService {
+    /// Remote validation: every address is deliverable unless its domain ends in `.invalid`.
+    static func isDeliverable(_ email: String) -> Bool {
+        let domain = email.split(separator: "@", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        return !domain.hasSuffix(".invalid")
+    }
+
+    /// The login service refuses exactly the password "wrongpassword".
+    static func accepts(password: String) -> Bool { password != "wrongpassword" }
+}

@@ -1,0 +1,76 @@
+import StoreCore
+
+/// `tasks`: `{"tasks": {"byId": {...}, "allIds": [...]}, "favoriteIds": [...], "nextId": 1}`.
+///
+/// The tasks live in an `EntityTable`, so updating one costs the same at ten tasks or a
+/// million: its checkpoint is a log mark plus the two small parts.
+public struct TasksState: StoreState, Equatable, Encodable {
+    public var tasks: EntityTable<TaskItem>
+    public var favoriteIds: [Int]
+    public var nextId: Int
+
+    public init(tasks: EntityTable<TaskItem> = EntityTable(), favoriteIds: [Int] = [], nextId: Int = 1) {
+        self.tasks = tasks
+        self.favoriteIds = favoriteIds
+        self.nextId = nextId
+    }
+
+    public static var initial: TasksState { TasksState() }
+
+    public func writeJSON(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("tasks"); tasks.writeJSON(to: &w)
+        w.key("favoriteIds"); favoriteIds.writeJSON(to: &w)
+        w.key("nextId"); w.write(nextId)
+        w.endObject()
+    }
+
+    public init(json: JSONValue, path: String) throws(StateDecodingError) {
+        tasks = try json.decodeMember("tasks", at: path)
+        favoriteIds = try json.decodeMember("favoriteIds", at: path)
+        nextId = try json.decodeMember("nextId", at: path)
+        for (i, id) in favoriteIds.enumerated() where !tasks.contains(id) {
+            throw StateDecodingError(path: path + "/favoriteIds/\(i)", message: "no task has this id")
+        }
+        if let maxId = tasks.ids.max(), nextId <= maxId {
+            throw StateDecodingError(path: path + "/nextId", message: "must be greater than every task id")
+        }
+    }
+
+    /// `/tasks/...` is answered by the table (one entity, not a million); the rest is small.
+    public func jsonValue(at tokens: ArraySlice<String>) -> JSONValue? {
+        guard let first = tokens.first else { return jsonValue() }
+        switch first {
+        case "tasks": return tasks.jsonValue(at: tokens.dropFirst())
+        case "favoriteIds": return favoriteIds.jsonValue().value(at: JSONPointer(tokens: Array(tokens.dropFirst())))
+        case "nextId": return tokens.count == 1 ? .int(nextId) : nil
+        default: return nil
+        }
+    }
+
+    public struct Checkpoint {
+        var tasksMark: Int
+        var favoriteIds: [Int]
+        var nextId: Int
+    }
+
+    public func checkpoint() -> Checkpoint {
+        Checkpoint(tasksMark: tasks.mark, favoriteIds: favoriteIds, nextId: nextId)
+    }
+
+    public func writePatch(since c: Checkpoint, into patch: inout PatchWriter) {
+        tasks.writePatch(since: c.tasksMark, at: "/tasks", into: &patch)
+        patch.field(favoriteIds, c.favoriteIds, "", "/favoriteIds")
+        patch.field(nextId, c.nextId, "", "/nextId")
+    }
+
+    public mutating func rollback(to c: Checkpoint) {
+        tasks.rollback(to: c.tasksMark)
+        favoriteIds = c.favoriteIds
+        nextId = c.nextId
+    }
+
+    public mutating func commit() { tasks.commit() }
+
+    enum CodingKeys: String, CodingKey { case tasks, favoriteIds, nextId }
+}

@@ -1,5 +1,0 @@
-import XCTest
-
-final class StoreCoreTestsPlaceholder: XCTestCase {
-    func testPlaceholder() {}
-}

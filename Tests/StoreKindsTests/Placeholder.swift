@@ -1,5 +1,0 @@
-import XCTest
-
-final class StoreKindsTestsPlaceholder: XCTestCase {
-    func testPlaceholder() {}
-}

@@ -1,0 +1,159 @@
+import Dispatch
+import XCTest
+@testable import StoreCore
+@testable import StoreKinds
+
+/// SplitMix64: small, seeded, the same sequence on every platform.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// For every kind: random action sequences (valid, refused and malformed, single and in
+/// batches, effects fed back); each change's patch applied to the previous state's JSON gives
+/// exactly the next state's JSON, versions grow by one per action, refusals change nothing.
+final class PropertyTests: XCTestCase {
+    typealias Generate = (inout SeededGenerator, JSONValue) -> ActionRecord
+
+    func testCounterPatches() throws {
+        try check("counter", steps: 600) { g, state in
+            let count = state["count"].flatMap { if case .int(let i) = $0 { i } else { nil } } ?? 0
+            let favorites = state["favoritePrimes"].flatMap { if case .array(let a) = $0 { a.count } else { nil } } ?? 0
+            switch Int.random(in: 0..<10, using: &g) {
+            case 0, 1: return .init(type: "counter/incrTapped", at: 0, source: .client)
+            case 2: return .init(type: "counter/decrTapped", at: 0, source: .client)
+            case 3, 4: return .init(type: "primeModal/saveFavoritePrimeTapped", at: 0, source: .client)
+            case 5: return .init(type: "primeModal/removeFavoritePrimeTapped", at: 0, source: .client)
+            case 6:
+                let n = Int.random(in: 0...3, using: &g)
+                let idx = (0..<n).map { _ in JSONValue.int(Int.random(in: -1...max(0, favorites), using: &g)) }
+                return .init(type: "favoritePrimes/deleteFavoritePrimes", payload: .object(["indexes": .array(idx)]), at: 0, source: .client)
+            case 7: return .init(type: "counter/nthPrimeButtonTapped", at: 0, source: .client)
+            case 8: return .init(type: "counter/alertDismissed", at: 0, source: .client)
+            default: return .init(type: count % 2 == 0 ? "counter/nthPrimeResponse" : "counter/bogus", at: 0, source: .client)
+            }
+        }
+    }
+
+    func testShopPatches() throws {
+        let names = ["a", "b", "c", "d~/", "é"]
+        try check("shop", steps: 600) { g, _ in
+            let name = JSONValue.string(names[Int.random(in: 0..<names.count, using: &g)])
+            switch Int.random(in: 0..<8, using: &g) {
+            case 0...4: return .init(type: "shop/add", payload: name, at: 0, source: .client)
+            case 5, 6: return .init(type: "shop/remove", payload: name, at: 0, source: .client)
+            default: return .init(type: "shop/add", payload: .int(1), at: 0, source: .client)
+            }
+        }
+    }
+
+    func testTasksPatches() throws {
+        try check("tasks", steps: 1_000) { g, state in
+            let next = state["nextId"].flatMap { if case .int(let i) = $0 { i } else { nil } } ?? 1
+            let id = JSONValue.int(Int.random(in: 0...max(1, next), using: &g))
+            let types = ["tasks/add", "tasks/add", "tasks/add", "tasks/rename", "tasks/toggleDone", "tasks/toggleDone",
+                         "tasks/remove", "tasks/remove", "tasks/favorite", "tasks/unfavorite"]
+            let type = types[Int.random(in: 0..<types.count, using: &g)]
+            let title = JSONValue.string("t\(Int.random(in: 0..<5, using: &g))")
+            switch type {
+            case "tasks/add": return .init(type: type, payload: .object(["title": title]), at: 0, source: .client)
+            case "tasks/rename": return .init(type: type, payload: .object(["id": id, "title": title]), at: 0, source: .client)
+            default: return .init(type: type, payload: .object(["id": id]), at: 0, source: .client)
+            }
+        }
+    }
+
+    func testLoginPatches() throws {
+        let emails = ["a@b.c", "x@y.invalid", "nope", ""]
+        let passwords = ["short", "long enough pw", "wrongpassword"]
+        try check("login", steps: 600) { g, _ in
+            switch Int.random(in: 0..<7, using: &g) {
+            case 0: return .init(type: "login/emailChanged", payload: .string(emails.randomElement(using: &g) ?? ""), at: 0, source: .client)
+            case 1: return .init(type: "login/passwordChanged", payload: .string(passwords.randomElement(using: &g) ?? ""), at: 0, source: .client)
+            case 2: return .init(type: "login/connectivityChanged", payload: .object(["online": .bool(Bool.random(using: &g))]), at: 0, source: .client)
+            case 3, 4: return .init(type: "login/loginTapped", at: 0, source: .client)
+            case 5: return .init(type: "login/confirmationAnswered", payload: .object(["confirm": .bool(Bool.random(using: &g))]), at: 0, source: .client)
+            default: return .init(type: "login/loginFailed", at: 0, source: .client)  // internal: refused
+            }
+        }
+    }
+
+    private func check(_ kindName: String, steps: Int, seed: UInt64 = 0x5702_E40B, _ generate: Generate) throws {
+        let kind = try XCTUnwrap(KindRegistry.kind(named: kindName))
+        let store = try kind.makeStore(state: nil, version: 0, environment: .immediate)
+        var g = SeededGenerator(seed: seed)
+        var json = store.stateValue()
+        var at: Int64 = 1_763_755_301_000
+        var applied = 0, refused = 0
+        var feedback: [ActionRecord] = []
+        for step in 0..<steps {
+            var batch: [ActionRecord]
+            if !feedback.isEmpty && Bool.random(using: &g) {
+                batch = [feedback.removeFirst()]
+            } else {
+                let size = Int.random(in: 0..<6, using: &g) == 0 ? Int.random(in: 2...4, using: &g) : 1
+                batch = []
+                var preview = json
+                for _ in 0..<size {
+                    batch.append(generate(&g, preview))
+                    if case .object(var o) = preview, case .int(let n)? = o["nextId"] { o["nextId"] = .int(n + 1); preview = .object(o) }
+                }
+            }
+            at += Int64.random(in: 0...2_000, using: &g)
+            for i in batch.indices { batch[i].at = at }
+            let beforeBytes = store.encodeState()
+            let version = store.version
+            let changes: [Change]
+            do {
+                changes = try store.apply(batch)
+            } catch {
+                refused += 1
+                XCTAssertEqual(String(decoding: store.encodeState(), as: UTF8.self), String(decoding: beforeBytes, as: UTF8.self),
+                               "refused \(batch.map(\.type)) changed the state")
+                XCTAssertEqual(store.version, version)
+                XCTAssertTrue(store.takePendingEffects().isEmpty)
+                continue
+            }
+            XCTAssertEqual(changes.count, batch.count)
+            for (i, change) in changes.enumerated() {
+                XCTAssertEqual(change.version, version + i + 1)
+                do {
+                    json = try JSONPatch.apply(change.patch, to: json)
+                } catch {
+                    return XCTFail("patch \(String(decoding: change.patch, as: UTF8.self)) of \(batch[i].type) does not apply: \(error)")
+                }
+            }
+            applied += changes.count
+            XCTAssertEqual(store.version, version + batch.count)
+            guard json == store.stateValue() else {
+                return XCTFail("after \(batch.map(\.type)) with patch \(String(decoding: changes.last?.patch ?? [], as: UTF8.self)):\n"
+                               + "  patched: \(String(decoding: json.encoded(), as: UTF8.self))\n  state:   \(String(decoding: store.encodeState(), as: UTF8.self))")
+            }
+            // Restoring from the JSON gives the same bytes (canonical order).
+            if step % 25 == 0 {
+                XCTAssertEqual(try kind.makeStore(state: json, version: 0, environment: .immediate).encodeState(), store.encodeState())
+            }
+            for effect in store.takePendingEffects() { feedback += run(effect, at: at) }
+        }
+        XCTAssertGreaterThan(applied, steps / 3, "the generator should mostly produce applicable actions")
+        XCTAssertGreaterThan(refused, 0, "the generator should also produce refusals")
+    }
+
+    private func run(_ effect: PendingEffect, at: Int64) -> [ActionRecord] {
+        let sent = SentBox()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            await effect.run { type, payload in sent.append(type, payload) }
+            done.signal()
+        }
+        if done.wait(timeout: .now() + 10) == .timedOut { XCTFail("effect did not finish") }
+        return sent.items.map { ActionRecord(type: $0.0, payload: $0.1, at: at, source: .effect) }
+    }
+}
