@@ -65,6 +65,14 @@ final class JSONTests: XCTestCase {
     }
 
     /// The examples of RFC 6902 appendix A.
+    func testPointerSplitsOnScalarsNotGraphemes() throws {
+        // "/" + U+0301 is one Character but two scalars: still a separator, then a token "\u{301}".
+        XCTAssertEqual(try JSONPointer("/\u{301}").tokens, ["\u{301}"])
+        XCTAssertEqual(try JSONPointer("/a/\u{1F3FB}").tokens, ["a", "\u{1F3FB}"])
+        XCTAssertEqual(try JSONPointer("/~0\u{301}").tokens, ["~\u{301}"])
+        XCTAssertEqual(try JSONPointer("/é/~1").tokens, ["é", "/"])
+    }
+
     func testPatchRFC6902Examples() throws {
         func check(_ doc: String, _ patch: String, _ expected: String?, file: StaticString = #filePath, line: UInt = #line) throws {
             let d = try JSONReader.parse(doc), p = try JSONReader.parse(patch)

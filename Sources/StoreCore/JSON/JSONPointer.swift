@@ -10,23 +10,31 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
     public init(tokens: [String]) { self.tokens = tokens }
 
     public init(_ rfc6901: String) throws(SyntaxError) {
-        if rfc6901.isEmpty { tokens = []; return }
-        guard rfc6901.hasPrefix("/") else { throw SyntaxError(message: "a JSON Pointer starts with '/'") }
+        // Scalars, not Characters: "/" followed by a combining mark is one grapheme but still
+        // a separator (RFC 6901 §3 defines the syntax over code points).
+        let scalars = rfc6901.unicodeScalars
+        if scalars.isEmpty { tokens = []; return }
+        guard scalars.first == "/" else { throw SyntaxError(message: "a JSON Pointer starts with '/'") }
         var result: [String] = []
-        for raw in rfc6901.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            // RFC 6901 §4: "~1" then "~0", and '~' followed by anything else is an error.
-            var token = ""
-            var iterator = raw.makeIterator()
-            while let c = iterator.next() {
-                if c != "~" { token.append(c); continue }
+        var token = String.UnicodeScalarView()
+        var iterator = scalars.dropFirst().makeIterator()
+        while let c = iterator.next() {
+            switch c {
+            case "/":
+                result.append(String(token))
+                token = String.UnicodeScalarView()
+            case "~":
+                // RFC 6901 §4: "~1" is '/', "~0" is '~', and '~' followed by anything else is an error.
                 switch iterator.next() {
                 case "0": token.append("~")
                 case "1": token.append("/")
                 default: throw SyntaxError(message: "'~' must be followed by '0' or '1'")
                 }
+            default:
+                token.append(c)
             }
-            result.append(token)
         }
+        result.append(String(token))
         tokens = result
     }
 
