@@ -34,7 +34,7 @@ extension Session {
 
     /// The value at an RFC 6901 pointer in the head state.
     func value(at pointer: JSONPointer) -> (version: Int, value: JSONValue?) {
-        lock.withLock { (store.version, store.stateValue().value(at: pointer)) }
+        lock.withLock { (store.version, store.stateValue(at: pointer)) }
     }
 
     /// One page of the action log: `{"actions":[…],"next":V|null}`.
