@@ -22,12 +22,6 @@ public final class HTTPServer: Sendable {
     struct State {
         var started = false
         var loops: [EventLoop] = []
-        var signalSources: [SignalSourceBox] = []
-    }
-
-    /// Keeps signal sources alive; they are only touched under the server's Mutex.
-    struct SignalSourceBox: @unchecked Sendable {
-        let source: any DispatchSourceSignal
     }
 
     let core: ServerCore
@@ -106,14 +100,6 @@ public final class HTTPServer: Sendable {
 
     /// Calls `shutdown()` on SIGTERM and SIGINT (the signals' default action is disabled).
     public func shutdownOnTerminationSignals() {
-        var sources: [SignalSourceBox] = []
-        for sig in [SIGTERM, SIGINT] {
-            _ = signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { [weak self] in self?.shutdown() }
-            source.resume()
-            sources.append(SignalSourceBox(source: source))
-        }
-        state.withLock { $0.signalSources.append(contentsOf: sources) }
+        TerminationSignals.onSignal { [weak self] in self?.shutdown() }
     }
 }
