@@ -68,12 +68,26 @@ public struct HTTPRequest: Sendable {
     /// Splits an origin-form or absolute-form target into path and query (RFC 9112 §3.2.1, §3.2.2).
     static func split(target: String) -> (String, String?) {
         var pathPart = Substring(target)
-        if let scheme = target.range(of: "://"), !target.hasPrefix("/") {
-            let afterAuthority = target[scheme.upperBound...]
-            if let slash = afterAuthority.firstIndex(where: { $0 == "/" || $0 == "?" }) {
-                pathPart = afterAuthority[slash...]
-            } else {
-                pathPart = "/"
+        if !target.hasPrefix("/") {
+            // Absolute-form: the path starts after "scheme://authority".
+            let u = target.utf8
+            var authorityStart: String.Index?
+            var i = u.startIndex
+            while i < u.endIndex {
+                if u[i] == UInt8(ascii: ":"), u[u.index(after: i)...].starts(with: "//".utf8) {
+                    authorityStart = u.index(i, offsetBy: 3)
+                    break
+                }
+                i = u.index(after: i)
+            }
+            if let authorityStart {
+                let afterAuthority = target[authorityStart...]
+                if let slash = afterAuthority.firstIndex(where: { $0 == "/" || $0 == "?" }) {
+                    pathPart = afterAuthority[slash...]
+                } else {
+                    pathPart = "/"
+                }
+                if pathPart.first == "?" { return ("/", String(pathPart.dropFirst())) }
             }
         }
         if let q = pathPart.firstIndex(of: "?") {

@@ -141,8 +141,12 @@ public struct HTTPRequestParser: Sendable {
         switch state {
         case .requestLine:
             guard length > limits.maxTargetBytes + 64 else { return nil }
-            // A space within the first bytes means a method was sent: the target is what is too long.
-            if partial.prefix(32).contains(0x20) { return .uriTooLong("the request-target exceeds \(limits.maxTargetBytes) bytes") }
+            // The same verdict the whole line would get, in the same order (method, then target length).
+            guard let sp1 = partial.firstIndex(of: 0x20), sp1 > 0 else { return .badRequest("malformed request line") }
+            for i in 0..<sp1 where !ASCII.isTokenChar(partial[i]) { return .badRequest("invalid method") }
+            var sp2 = sp1 + 1
+            while sp2 < partial.count && partial[sp2] != 0x20 { sp2 += 1 }
+            if sp2 - sp1 - 1 > limits.maxTargetBytes { return .uriTooLong("the request-target exceeds \(limits.maxTargetBytes) bytes") }
             return .badRequest("malformed request line")
         case .headers:
             return headBytes + length > limits.maxHeaderBytes ? .headersTooLarge("the header block exceeds \(limits.maxHeaderBytes) bytes") : nil
@@ -177,6 +181,7 @@ public struct HTTPRequestParser: Sendable {
             return .next
 
         case .chunkSize:
+            if length > 4096 { return .failure(.badRequest("chunk-size line too long")) }
             return parseChunkSize(line)
 
         case .chunkDataEnd:
@@ -320,9 +325,10 @@ public struct HTTPRequestParser: Sendable {
 
     /// chunk-size [ chunk-ext ] CRLF, chunk-ext = *( BWS ";" BWS ext-name [ BWS "=" BWS ext-val ] ) (RFC 9112 §7.1.1).
     mutating func parseChunkSize(_ line: UnsafeBufferPointer<UInt8>) -> LineOutcome {
-        var i = 0, size = 0
+        var i = 0, size = 0, significant = 0
         while i < line.count, let digit = ASCII.hexValue(line[i]) {
-            if i >= 15 { return .failure(.bodyTooLarge("chunk size too large")) }
+            if significant > 0 || digit != 0 { significant += 1 }
+            if significant > 15 { return .failure(.bodyTooLarge("chunk size too large")) }
             size = size << 4 | Int(digit)
             i += 1
         }
