@@ -96,6 +96,15 @@ final class ParserTests: XCTestCase {
         XCTAssertEqual(drive("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n8\r\n12345678\r\n8\r\n", limits: limits), [.error(413)])
     }
 
+    /// Found by the fuzzer: a long method followed by a long target gave 414 whole but 400 byte by byte.
+    func testLongRequestLineVerdictDoesNotDependOnSlicing() {
+        let limits = HTTPParserLimits(maxHeaderBytes: 256, maxHeaderCount: 8, maxTargetBytes: 64, maxBodyBytes: 128)
+        let line = "G" + String(repeating: "a", count: 60) + " /" + String(repeating: "b", count: 100) + " HTTP/1.1\r\nHost: h\r\n\r\n"
+        for slice in [0, 1, 2, 50] { XCTAssertEqual(drive(line, slice: slice, limits: limits), [.error(414)], "slice \(slice)") }
+        let longMethod = String(repeating: "M", count: 70) + " / HTTP/1.1\r\nHost: h\r\n\r\n"
+        for slice in [0, 1, 9] { XCTAssertEqual(drive(longMethod, slice: slice, limits: limits), [.error(400)], "slice \(slice)") }
+    }
+
     func testQueryItemsDecode() {
         let request = HTTPRequest(method: "GET", target: "/p/a%20b?x=1&name=J%C3%B6rg+M&flag&e=")
         XCTAssertEqual(request.path, "/p/a%20b")

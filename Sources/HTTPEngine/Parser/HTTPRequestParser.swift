@@ -140,14 +140,9 @@ public struct HTTPRequestParser: Sendable {
     func partialLineError(length: Int, partial: UnsafeBufferPointer<UInt8>) -> HTTPParseError? {
         switch state {
         case .requestLine:
-            guard length > limits.maxTargetBytes + 64 else { return nil }
-            // The same verdict the whole line would get, in the same order (method, then target length).
-            guard let sp1 = partial.firstIndex(of: 0x20), sp1 > 0 else { return .badRequest("malformed request line") }
-            for i in 0..<sp1 where !ASCII.isTokenChar(partial[i]) { return .badRequest("invalid method") }
-            var sp2 = sp1 + 1
-            while sp2 < partial.count && partial[sp2] != 0x20 { sp2 += 1 }
-            if sp2 - sp1 - 1 > limits.maxTargetBytes { return .uriTooLong("the request-target exceeds \(limits.maxTargetBytes) bytes") }
-            return .badRequest("malformed request line")
+            // The same verdict the whole line will get, as early as it is certain (no unbounded buffering).
+            guard length > Self.maxMethodBytes else { return nil }
+            return requestLinePrefixError(partial, complete: false)
         case .headers:
             return headBytes + length > limits.maxHeaderBytes ? .headersTooLarge("the header block exceeds \(limits.maxHeaderBytes) bytes") : nil
         case .trailers:
@@ -204,13 +199,33 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// request-line = method SP request-target SP HTTP-version (RFC 9112 §3).
-    mutating func parseRequestLine(_ line: UnsafeBufferPointer<UInt8>) -> HTTPParseError? {
-        guard let sp1 = line.firstIndex(of: 0x20), sp1 > 0 else { return .badRequest("malformed request line") }
+    static let maxMethodBytes = 64
+
+    /// Checks a request line, or the start of one, in a fixed order: method, then target length, then
+    /// (partial lines only) whether the version part is already too long. A partial line gets an error
+    /// only when the complete line would certainly get the same one, so slicing never changes a verdict.
+    func requestLinePrefixError(_ line: UnsafeBufferPointer<UInt8>, complete: Bool) -> HTTPParseError? {
+        guard let sp1 = line.firstIndex(of: 0x20) else {
+            if line.count > Self.maxMethodBytes || complete { return .badRequest("malformed request line") }
+            for b in line where !ASCII.isTokenChar(b) { return .badRequest("invalid method") }
+            return nil
+        }
+        guard sp1 > 0, sp1 <= Self.maxMethodBytes else { return .badRequest("malformed request line") }
         for i in 0..<sp1 where !ASCII.isTokenChar(line[i]) { return .badRequest("invalid method") }
         var sp2 = sp1 + 1
         while sp2 < line.count && line[sp2] != 0x20 { sp2 += 1 }
+        if sp2 - sp1 - 1 > limits.maxTargetBytes { return .uriTooLong("the request-target exceeds \(limits.maxTargetBytes) bytes") }
+        // "HTTP/x.y" is 8 bytes; a partial line may still lack the CR that precedes its LF.
+        if !complete && sp2 < line.count && line.count - sp2 - 1 > 9 { return .badRequest("malformed HTTP version") }
+        return nil
+    }
+
+    mutating func parseRequestLine(_ line: UnsafeBufferPointer<UInt8>) -> HTTPParseError? {
+        if let error = requestLinePrefixError(line, complete: true) { return error }
+        guard let sp1 = line.firstIndex(of: 0x20) else { return .badRequest("malformed request line") }
+        var sp2 = sp1 + 1
+        while sp2 < line.count && line[sp2] != 0x20 { sp2 += 1 }
         let targetLength = sp2 - sp1 - 1
-        if targetLength > limits.maxTargetBytes { return .uriTooLong("the request-target exceeds \(limits.maxTargetBytes) bytes") }
         guard sp2 < line.count, targetLength > 0 else { return .badRequest("malformed request line") }
         // HTTP-version = "HTTP" "/" DIGIT "." DIGIT (RFC 9112 §2.3); it is case-sensitive.
         let v = UnsafeBufferPointer(rebasing: line[(sp2 + 1)...])
