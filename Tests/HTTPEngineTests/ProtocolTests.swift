@@ -157,7 +157,14 @@ final class ProtocolTests: XCTestCase {
     }
 
     func testManyConnectionsAtOnce() throws {
-        let port = try start()
+        try manyConnections(port: try start())
+    }
+
+    func testManyConnectionsWithSingleAcceptorHandOff() throws {
+        try manyConnections(port: try start { $0.reusePortListeners = false; $0.ioThreads = 3 })
+    }
+
+    func manyConnections(port: Int) throws {
         let failures = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: 64) { worker in
             guard let client = try? RawClient(port: port) else { failures.add(1, ordering: .relaxed); return }

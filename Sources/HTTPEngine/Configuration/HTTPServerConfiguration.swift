@@ -27,6 +27,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var shutdownGrace: Duration = .seconds(10)
     /// A stream whose unsent bytes exceed this is closed (the client is not reading).
     public var maxStreamBufferBytes: Int = 8 << 20
+    /// true: every I/O thread has its own SO_REUSEPORT listener and the kernel spreads connections.
+    /// false: one listener on the first thread hands connections round-robin to all threads.
+    public var reusePortListeners: Bool = true
     /// Listen backlog passed to listen(2).
     public var backlog: Int = 1024
 

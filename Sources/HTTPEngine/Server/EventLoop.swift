@@ -15,6 +15,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         case streamReady(ConnectionRef, HTTPStream)
         case closeStream(ConnectionRef, HTTPStream)
         case service(ConnectionRef)
+        case adopt(Int32)
         case shutdown
     }
 
@@ -35,6 +36,9 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     private var now: Int64
     private let sweepInterval: Int64
     private let inboundCap: Int
+    /// Every loop of the server, set once before the threads start; used by a single acceptor to hand off.
+    var siblings: [EventLoop] = []
+    private var nextSibling = 0
 
     static let readSize = 64 << 10
     static let writeCoalesce = 64 << 10
@@ -56,7 +60,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         sweepInterval = max(5, min(1_000, min(t.header, t.idle, t.body) / 4))
         inboundCap = max(64 << 10, core.configuration.maxHeaderBytes * 2)
         addToEpoll(wakeFD, events: Epoll.IN)
-        addToEpoll(listenFD, events: Epoll.IN)
+        if listenFD >= 0 { addToEpoll(listenFD, events: Epoll.IN) }
     }
 
     deinit {
@@ -114,7 +118,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
                     _ = read(wakeFD, &value, 8)
                     continue
                 }
-                if fd == listenFD {
+                if fd == listenFD && listenFD >= 0 {
                     acceptConnections()
                     continue
                 }
@@ -168,6 +172,13 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             if !c.closed && c.stream === stream { close(c) } else { stream.closeFromLoop() }
         case .service(let ref):
             if !ref.connection.closed { service(ref.connection) }
+        case .adopt(let fd):
+            if shutdownDeadline != nil {
+                _ = Glibc.close(fd)
+                core.openConnections.subtract(1, ordering: .relaxed)
+            } else {
+                register(fd, refused: false)
+            }
         case .shutdown:
             beginShutdown()
         }
@@ -183,24 +194,35 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
                 return
             }
             Sys.setNoDelay(fd)
-            let c = Connection(fd: fd, limits: core.limits, now: now)
             let open = core.openConnections.add(1, ordering: .relaxed).newValue
             let refused = open > core.configuration.maxConnections || shutdownDeadline != nil
-            if refused {
-                core.openConnections.subtract(1, ordering: .relaxed)
-                c.counted = false
+            if refused { core.openConnections.subtract(1, ordering: .relaxed) }
+            if !refused && siblings.count > 1 {
+                // Single-acceptor mode: round-robin hand-off; the owning loop registers it.
+                let target = siblings[nextSibling % siblings.count]
+                nextSibling &+= 1
+                if target !== self {
+                    target.enqueue(.adopt(fd))
+                    continue
+                }
             }
-            if Int(fd) >= connections.count {
-                connections.append(contentsOf: repeatElement(nil, count: max(Int(fd) + 1 - connections.count, connections.count)))
-            }
-            connections[Int(fd)] = c
-            connectionCount += 1
-            c.registeredEvents = Epoll.IN
-            addToEpoll(fd, events: c.registeredEvents)
-            if refused {
-                refuse(c, .tooManyConnections("the server holds its maximum of \(core.configuration.maxConnections) connections"))
-                service(c)
-            }
+            register(fd, refused: refused)
+        }
+    }
+
+    private func register(_ fd: Int32, refused: Bool) {
+        let c = Connection(fd: fd, limits: core.limits, now: now)
+        c.counted = !refused
+        if Int(fd) >= connections.count {
+            connections.append(contentsOf: repeatElement(nil, count: max(Int(fd) + 1 - connections.count, connections.count)))
+        }
+        connections[Int(fd)] = c
+        connectionCount += 1
+        c.registeredEvents = Epoll.IN
+        addToEpoll(fd, events: c.registeredEvents)
+        if refused {
+            refuse(c, .tooManyConnections("the server holds its maximum of \(core.configuration.maxConnections) connections"))
+            service(c)
         }
     }
 

@@ -43,14 +43,18 @@ public final class HTTPServer: Sendable {
             var loops: [EventLoop] = []
             var port = configuration.port
             var failure: HTTPServerError?
-            for _ in 0..<max(1, configuration.ioThreads) {
+            for index in 0..<max(1, configuration.ioThreads) {
                 do throws(HTTPServerError) {
-                    let (fd, bound) = try Sys.makeListener(host: configuration.host, port: port, backlog: configuration.backlog)
-                    port = bound
+                    var fd: Int32 = -1
+                    if index == 0 || configuration.reusePortListeners {
+                        let (listener, bound) = try Sys.makeListener(host: configuration.host, port: port, backlog: configuration.backlog)
+                        fd = listener
+                        port = bound
+                    }
                     do throws(HTTPServerError) {
                         loops.append(try EventLoop(core: core, listenFD: fd))
                     } catch {
-                        _ = Glibc.close(fd)
+                        if fd >= 0 { _ = Glibc.close(fd) }
                         throw error
                     }
                 } catch {
@@ -63,6 +67,7 @@ public final class HTTPServer: Sendable {
                 for loop in loops { loop.enqueue(.shutdown); loop.runUntilStopped() }
                 throw failure
             }
+            if !configuration.reusePortListeners { loops[0].siblings = loops }
             boundPort.store(port, ordering: .relaxed)
             s.started = true
             s.loops = loops
