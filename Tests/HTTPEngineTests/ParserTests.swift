@@ -101,6 +101,9 @@ final class ParserTests: XCTestCase {
         let limits = HTTPParserLimits(maxHeaderBytes: 256, maxHeaderCount: 8, maxTargetBytes: 64, maxBodyBytes: 128)
         let line = "G" + String(repeating: "a", count: 60) + " /" + String(repeating: "b", count: 100) + " HTTP/1.1\r\nHost: h\r\n\r\n"
         for slice in [0, 1, 2, 50] { XCTAssertEqual(drive(line, slice: slice, limits: limits), [.error(414)], "slice \(slice)") }
+        // The CR of CRLF is not part of the target, even while the LF has not arrived.
+        let exact = "GET /" + String(repeating: "c", count: 63) + "\r\nHost: h\r\n\r\n"
+        for slice in [0, 1, 69] { XCTAssertEqual(drive(exact, slice: slice, limits: limits), [.error(400)], "slice \(slice)") }
         let longMethod = String(repeating: "M", count: 70) + " / HTTP/1.1\r\nHost: h\r\n\r\n"
         for slice in [0, 1, 9] { XCTAssertEqual(drive(longMethod, slice: slice, limits: limits), [.error(400)], "slice \(slice)") }
     }

@@ -142,7 +142,9 @@ public struct HTTPRequestParser: Sendable {
         case .requestLine:
             // The same verdict the whole line will get, as early as it is certain (no unbounded buffering).
             guard length > Self.maxMethodBytes else { return nil }
-            return requestLinePrefixError(partial, complete: false)
+            // A trailing CR may be the start of the CRLF, which is not part of the line.
+            let line = partial.last == 0x0D ? UnsafeBufferPointer(rebasing: partial[0..<(partial.count - 1)]) : partial
+            return requestLinePrefixError(line, complete: false)
         case .headers:
             return headBytes + length > limits.maxHeaderBytes ? .headersTooLarge("the header block exceeds \(limits.maxHeaderBytes) bytes") : nil
         case .trailers:
@@ -215,8 +217,8 @@ public struct HTTPRequestParser: Sendable {
         var sp2 = sp1 + 1
         while sp2 < line.count && line[sp2] != 0x20 { sp2 += 1 }
         if sp2 - sp1 - 1 > limits.maxTargetBytes { return .uriTooLong("the request-target exceeds \(limits.maxTargetBytes) bytes") }
-        // "HTTP/x.y" is 8 bytes; a partial line may still lack the CR that precedes its LF.
-        if !complete && sp2 < line.count && line.count - sp2 - 1 > 9 { return .badRequest("malformed HTTP version") }
+        // "HTTP/x.y" is 8 bytes.
+        if !complete && sp2 < line.count && line.count - sp2 - 1 > 8 { return .badRequest("malformed HTTP version") }
         return nil
     }
 
