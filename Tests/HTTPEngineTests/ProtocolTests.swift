@@ -100,6 +100,14 @@ final class ProtocolTests: XCTestCase {
         XCTAssertEqual(r.header("Connection"), "close")
     }
 
+    func testExpectContinueIgnoredInHTTP10() throws {
+        let client = try RawClient(port: try start())
+        client.send("POST /e HTTP/1.0\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\nok")
+        let r = try XCTUnwrap(client.readResponse())
+        XCTAssertEqual(r.status, 200)
+        XCTAssertEqual(r.text, "ok")
+    }
+
     func testHeadKeepsContentLengthDropsBody() throws {
         let client = try RawClient(port: try start())
         client.send("HEAD /abc HTTP/1.1\r\nHost: t\r\n\r\nGET /abc HTTP/1.1\r\nHost: t\r\n\r\n")

@@ -280,7 +280,8 @@ public struct HTTPRequestParser: Sendable {
         case 4 where Self.equalsLowercase(name, "host"):
             hostCount += 1
         case 6 where Self.equalsLowercase(name, "expect"):
-            if Self.equalsLowercase(value, "100-continue") { expectContinue = true }
+            // RFC 9110 §10.1.1: an HTTP/1.0 request's 100-continue expectation MUST be ignored.
+            if version == .http1_1 && Self.equalsLowercase(value, "100-continue") { expectContinue = true }
         case 10 where Self.equalsLowercase(name, "connection"):
             // RFC 9110 §7.6.1: Connection is a comma-separated list of case-insensitive tokens.
             Self.forEachListElement(value) { token in

@@ -39,6 +39,9 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     /// Every loop of the server, set once before the threads start; used by a single acceptor to hand off.
     var siblings: [EventLoop] = []
     private var nextSibling = 0
+    /// Out of descriptors: the listener is out of the epoll set until then, so a level-triggered
+    /// listener cannot spin the loop on EMFILE.
+    private var acceptPausedUntil: Int64?
 
     static let readSize = 64 << 10
     static let writeCoalesce = 64 << 10
@@ -102,6 +105,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             drainTasks()
             if let deadline = shutdownDeadline, connectionCount == 0 || now >= deadline { break }
             var wait = max(0, nextSweep - now)
+            if let until = acceptPausedUntil { wait = min(wait, max(0, until - now)) }
             if let deadline = shutdownDeadline { wait = min(wait, max(0, deadline - now)) }
             if !localTasks.isEmpty { wait = 0 }
             let n = sys.wait(epfd, events, maxEvents, Int32(wait))
@@ -132,6 +136,10 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
                     onReadable(c)
                 }
                 if !c.closed && flags & Epoll.OUT != 0 { service(c) }
+            }
+            if let until = acceptPausedUntil, now >= until, listenFD >= 0 {
+                acceptPausedUntil = nil
+                addToEpoll(listenFD, events: Epoll.IN)
             }
             if now >= nextSweep {
                 sweep()
@@ -190,7 +198,12 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         for _ in 0..<128 {
             let fd = sys.accept4(listenFD, nil, nil, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
             if fd < 0 {
-                if errno == EINTR { continue }
+                let e = errno
+                if e == EINTR { continue }
+                if e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM {
+                    _ = Epoll.control(sys, epfd, Epoll.CTL_DEL, listenFD, 0)
+                    acceptPausedUntil = now + 100
+                }
                 return
             }
             Sys.setNoDelay(fd)
