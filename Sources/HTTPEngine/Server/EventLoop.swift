@@ -470,7 +470,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         var i = 1
         while i < segments.count && used + segments[i].count <= writeBuffer.count {
             segments[i].withUnsafeBytes { p in
-                if let base = p.baseAddress { (writeBuffer.baseAddress! + used).copyMemory(from: base, byteCount: p.count) }
+                if let base = p.baseAddress, let target = writeBuffer.baseAddress { (target + used).copyMemory(from: base, byteCount: p.count) }
             }
             used += segments[i].count
             i += 1
