@@ -1,5 +1,6 @@
 import XCTest
 import Synchronization
+import Glibc
 @testable import HTTPEngine
 
 /// RFC 9112 behaviour over raw sockets, one rule per test.
@@ -162,6 +163,25 @@ final class ProtocolTests: XCTestCase {
         let body = (0..<(900 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         client.send(Array("POST /e HTTP/1.1\r\nHost: t\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body)
         XCTAssertEqual(client.readResponse()?.body, body)
+    }
+
+    /// With Nagle on, or head and body in separate writes, each exchange would wait ~40 ms for the
+    /// client's delayed ACK: 200 sequential requests would take ~8 s instead of well under one.
+    func testSequentialKeepAliveExchangesAreNotDelayed() throws {
+        let client = try RawClient(port: try start())
+        let started = Date()
+        for i in 0..<200 {
+            client.send("POST /e HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\nx\(i % 10)y")
+            XCTAssertEqual(client.readResponse()?.text, "x\(i % 10)y")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2.0)
+    }
+
+    func testSoftDescriptorLimitRaisedToHard() throws {
+        _ = try start()
+        var limit = rlimit()
+        getrlimit(Sys.RLIMIT_NOFILE_VALUE, &limit)
+        XCTAssertEqual(limit.rlim_cur, limit.rlim_max)
     }
 
     func testManyConnectionsAtOnce() throws {

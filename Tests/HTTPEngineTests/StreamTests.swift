@@ -83,6 +83,35 @@ final class StreamTests: XCTestCase {
         XCTAssertLessThan(body.count, writes * big.count, "some queued chunks were dropped")
     }
 
+    func testBufferIsBoundedAndDrainIsSignalled() throws {
+        let streams = Streams()
+        let opened = expectation(description: "stream opened")
+        let s = try startServer({ $0.maxStreamBufferBytes = 256 << 10 }, handler: { _, responder in
+            streams.add(responder.startStream(status: 200, headers: [:]))
+            opened.fulfill()
+        })
+        server = s
+        let client = try RawClient(port: s.port)
+        client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+        wait(for: [opened], timeout: 5)
+        let stream = try XCTUnwrap(streams.all.first)
+        let drained = expectation(description: "drained")
+        XCTAssertTrue(stream.write(Array("small".utf8)))
+        stream.onDrain { drained.fulfill() }
+        wait(for: [drained], timeout: 5)
+        XCTAssertEqual(stream.pendingBytes, 0)
+        // The client stops reading: past the bound the stream is closed and writes say so.
+        let closed = expectation(description: "closed")
+        stream.onClose { closed.fulfill() }
+        let chunk = [UInt8](repeating: 0x7A, count: 32 << 10)
+        var accepted = 0
+        while stream.write(chunk) && accepted < 10_000 { accepted += 1 }
+        XCTAssertLessThan(accepted, 10_000)
+        wait(for: [closed], timeout: 5)
+        XCTAssertFalse(stream.write(chunk))
+        XCTAssertTrue(stream.isClosed)
+    }
+
     func testClientGoneIsNoticedAtOnce() throws {
         let closed = expectation(description: "onClose")
         let s = try startServer(handler: { _, responder in
