@@ -1,0 +1,54 @@
+import Synchronization
+
+/// The one answer to one request: a complete response or a stream.
+///
+/// The first of `respond` / `startStream` wins; later calls are ignored. If the responder is
+/// released without an answer, the client gets a 500 instead of hanging.
+public final class HTTPResponder: Sendable {
+    let loop: EventLoop
+    let connection: ConnectionRef
+    let sequence: UInt64
+    let chunked: Bool
+    private let answered = Atomic<Bool>(false)
+
+    init(loop: EventLoop, connection: ConnectionRef, sequence: UInt64, chunked: Bool) {
+        self.loop = loop
+        self.connection = connection
+        self.sequence = sequence
+        self.chunked = chunked
+    }
+
+    /// Sends `response`; `Date`, `Content-Length` and `Connection` are added by the engine.
+    public func respond(_ response: HTTPResponse) {
+        guard !answered.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        if loop.isCurrentThread {
+            loop.deliver(connection.connection, sequence: sequence, response: response)
+        } else {
+            loop.enqueue(.respond(connection, sequence, response))
+        }
+    }
+
+    /// Starts a streaming response (chunked in HTTP/1.1, close-delimited in HTTP/1.0) and returns its writer.
+    public func startStream(status: Int, headers: HTTPHeaders) -> HTTPStream {
+        let stream = HTTPStream(loop: loop, connection: connection, chunked: chunked,
+                                maxBufferedBytes: loop.core.configuration.maxStreamBufferBytes)
+        guard !answered.exchange(true, ordering: .acquiringAndReleasing) else {
+            stream.closeFromLoop()
+            return stream
+        }
+        if loop.isCurrentThread {
+            loop.beginStream(connection.connection, sequence: sequence, stream: stream, status: status, headers: headers)
+        } else {
+            loop.enqueue(.startStream(connection, sequence, stream, status, headers))
+        }
+        return stream
+    }
+
+    deinit {
+        if !answered.load(ordering: .acquiring) {
+            let body = ResponseEncoder.problemBody(HTTPParseError(status: 500, slug: "internal-error", title: "Internal Server Error",
+                                                                  detail: "the handler returned no response"))
+            loop.enqueue(.respond(connection, sequence, HTTPResponse(status: 500, headers: ResponseEncoder.problemHeaders(), body: body)))
+        }
+    }
+}

@@ -1,0 +1,70 @@
+/// An ordered list of header fields with case-insensitive lookup (RFC 9110 §5.1).
+///
+/// ```swift
+/// var headers = HTTPHeaders()
+/// headers.add("Content-Type", "application/json")
+/// headers["content-type"]   // "application/json"
+/// ```
+public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
+    public typealias Field = (name: String, value: String)
+
+    @usableFromInline var fields: [Field]
+
+    public init() { fields = [] }
+
+    public init(_ fields: [(String, String)]) {
+        self.fields = fields.map { (name: $0.0, value: $0.1) }
+    }
+
+    init(fields: [Field]) { self.fields = fields }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.fields = elements.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// The first value of the field named `name` (case-insensitive), or nil.
+    public subscript(_ name: String) -> String? {
+        for field in fields where HTTPHeaders.equalsIgnoringCase(field.name, name) { return field.value }
+        return nil
+    }
+
+    /// Every value of the field named `name`, in order.
+    public func values(_ name: String) -> [String] {
+        fields.filter { HTTPHeaders.equalsIgnoringCase($0.name, name) }.map(\.value)
+    }
+
+    /// Appends a field; earlier fields of the same name stay.
+    public mutating func add(_ name: String, _ value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    /// Replaces every field named `name` with one field.
+    public mutating func set(_ name: String, _ value: String) {
+        remove(name)
+        fields.append((name: name, value: value))
+    }
+
+    /// Removes every field named `name`.
+    public mutating func remove(_ name: String) {
+        fields.removeAll { HTTPHeaders.equalsIgnoringCase($0.name, name) }
+    }
+
+    public var count: Int { fields.count }
+    public var isEmpty: Bool { fields.isEmpty }
+
+    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+
+    /// ASCII case-insensitive comparison; field names are tokens, so ASCII is all that matters.
+    static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { ua in
+            b.withUTF8 { ub in
+                guard ua.count == ub.count else { return false }
+                for i in 0..<ua.count where ua[i] != ub[i] {
+                    if ASCII.lower(ua[i]) != ASCII.lower(ub[i]) { return false }
+                }
+                return true
+            }
+        }
+    }
+}

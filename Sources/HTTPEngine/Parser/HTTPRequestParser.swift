@@ -1,0 +1,434 @@
+/// An incremental HTTP/1.1 request parser (RFC 9112): a pure state machine over bytes, no sockets.
+///
+/// The caller owns the bytes. It passes everything not yet consumed; the parser consumes whole
+/// lines and body bytes, keeps its state, and says how much it took. Unconsumed bytes (a partial
+/// line) must be passed again, followed by whatever arrives next.
+///
+/// ```swift
+/// var parser = HTTPRequestParser()
+/// let (consumed, event) = bytes.withUnsafeBufferPointer { parser.parse($0) }
+/// if case .request(let request) = event { ... }   // then parse bytes[consumed...] for the next one
+/// ```
+public struct HTTPRequestParser: Sendable {
+    public enum Event: Sendable {
+        /// Everything complete was consumed; call again with the rest plus more bytes.
+        case needMore
+        /// The head asked `Expect: 100-continue` and a body follows (RFC 9110 §10.1.1): answer 100, then keep parsing.
+        case expectContinue
+        /// A complete request; the parser is ready for the next one (pipelining).
+        case request(HTTPRequest)
+        /// The request is refused; the parser stays failed and the connection must close.
+        case error(HTTPParseError)
+    }
+
+    /// Where the parser is inside a request, for the connection's deadlines.
+    public enum Phase: Sendable, Equatable { case idle, head, body }
+
+    enum State: Sendable {
+        case requestLine
+        case headers
+        case body(remaining: Int)
+        case chunkSize
+        case chunkData(remaining: Int)
+        case chunkDataEnd
+        case trailers
+        case failed(HTTPParseError)
+    }
+
+    public let limits: HTTPParserLimits
+    var state: State = .requestLine
+
+    // The request being assembled.
+    var method = ""
+    var target = ""
+    var version = HTTPVersion.http1_1
+    var fields: [HTTPHeaders.Field] = []
+    var headBytes = 0
+    var leadingEmptyLines = 0
+    var contentLength: Int?
+    var transferCodings = 0
+    var transferChunked = false
+    var connectionClose = false
+    var connectionKeepAlive = false
+    var expectContinue = false
+    var hostCount = 0
+    var body: [UInt8] = []
+
+    public init(limits: HTTPParserLimits = HTTPParserLimits()) {
+        self.limits = limits
+    }
+
+    public var phase: Phase {
+        switch state {
+        case .requestLine: return leadingEmptyLines == 0 ? .idle : .head
+        case .headers: return .head
+        case .failed: return .idle
+        default: return .body
+        }
+    }
+
+    public var hasFailed: Bool {
+        if case .failed = state { return true }
+        return false
+    }
+
+    /// Parses as much of `input` as possible; see the type's summary for the contract.
+    public mutating func parse(_ input: UnsafeBufferPointer<UInt8>) -> (consumed: Int, event: Event) {
+        var pos = 0
+        let count = input.count
+        while true {
+            switch state {
+            case .failed(let error):
+                return (pos, .error(error))
+
+            case .body(let remaining):
+                let n = min(remaining, count - pos)
+                if n > 0 {
+                    body.append(contentsOf: UnsafeBufferPointer(rebasing: input[pos..<(pos + n)]))
+                    pos += n
+                }
+                if remaining - n == 0 { return (pos, .request(completeRequest())) }
+                state = .body(remaining: remaining - n)
+                return (pos, .needMore)
+
+            case .chunkData(let remaining):
+                let n = min(remaining, count - pos)
+                if n > 0 {
+                    body.append(contentsOf: UnsafeBufferPointer(rebasing: input[pos..<(pos + n)]))
+                    pos += n
+                }
+                if remaining - n == 0 {
+                    state = .chunkDataEnd
+                    continue
+                }
+                state = .chunkData(remaining: remaining - n)
+                return (pos, .needMore)
+
+            case .requestLine, .headers, .chunkSize, .chunkDataEnd, .trailers:
+                guard let lf = Self.findLF(input, from: pos) else {
+                    if let error = partialLineError(length: count - pos, partial: UnsafeBufferPointer(rebasing: input[pos..<count])) {
+                        return fail(error, at: pos)
+                    }
+                    return (pos, .needMore)
+                }
+                let lineLength = lf - pos + 1
+                // RFC 9112 §2.2: a recipient MAY accept a bare LF as the line terminator; we do, and drop the CR of CRLF.
+                let end = (lf > pos && input[lf - 1] == 0x0D) ? lf - 1 : lf
+                let line = UnsafeBufferPointer(rebasing: input[pos..<end])
+                pos = lf + 1
+                switch handleLine(line, length: lineLength) {
+                case .next: continue
+                case .event(let event): return (pos, event)
+                case .failure(let error): return fail(error, at: pos)
+                }
+            }
+        }
+    }
+
+    enum LineOutcome {
+        case next
+        case event(Event)
+        case failure(HTTPParseError)
+    }
+
+    mutating func fail(_ error: HTTPParseError, at pos: Int) -> (consumed: Int, event: Event) {
+        state = .failed(error)
+        return (pos, .error(error))
+    }
+
+    /// Refuses an unfinished line that can no longer fit its limit, so a peer cannot make us buffer without end.
+    func partialLineError(length: Int, partial: UnsafeBufferPointer<UInt8>) -> HTTPParseError? {
+        switch state {
+        case .requestLine:
+            // The same verdict the whole line will get, as early as it is certain (no unbounded buffering).
+            guard length > Self.maxMethodBytes else { return nil }
+            // A trailing CR may be the start of the CRLF, which is not part of the line.
+            let line = partial.last == 0x0D ? UnsafeBufferPointer(rebasing: partial[0..<(partial.count - 1)]) : partial
+            return requestLinePrefixError(line, complete: false)
+        case .headers:
+            return headBytes + length > limits.maxHeaderBytes ? .headersTooLarge("the header block exceeds \(limits.maxHeaderBytes) bytes") : nil
+        case .trailers:
+            return headBytes + length > limits.maxHeaderBytes ? .headersTooLarge("the trailer block exceeds \(limits.maxHeaderBytes) bytes") : nil
+        case .chunkSize:
+            return length > 4096 ? .badRequest("chunk-size line too long") : nil
+        case .chunkDataEnd:
+            return length > 2 ? .badRequest("chunk data is longer than its chunk-size") : nil
+        default:
+            return nil
+        }
+    }
+
+    mutating func handleLine(_ line: UnsafeBufferPointer<UInt8>, length: Int) -> LineOutcome {
+        switch state {
+        case .requestLine:
+            if line.isEmpty {
+                // RFC 9112 §2.2: SHOULD ignore at least one empty line before the request-line.
+                leadingEmptyLines += 1
+                return leadingEmptyLines > 8 ? .failure(.badRequest("empty lines instead of a request line")) : .next
+            }
+            if let error = parseRequestLine(line) { return .failure(error) }
+            state = .headers
+            return .next
+
+        case .headers:
+            if line.isEmpty { return finishHead() }
+            headBytes += length
+            if headBytes > limits.maxHeaderBytes { return .failure(.headersTooLarge("the header block exceeds \(limits.maxHeaderBytes) bytes")) }
+            if let error = parseFieldLine(line) { return .failure(error) }
+            return .next
+
+        case .chunkSize:
+            if length > 4096 { return .failure(.badRequest("chunk-size line too long")) }
+            return parseChunkSize(line)
+
+        case .chunkDataEnd:
+            // RFC 9112 §7.1: chunk-data is followed by CRLF and nothing else.
+            guard line.isEmpty else { return .failure(.badRequest("chunk data is longer than its chunk-size")) }
+            state = .chunkSize
+            return .next
+
+        case .trailers:
+            if line.isEmpty { return .event(.request(completeRequest())) }
+            // RFC 9112 §7.1.2: trailer fields are tolerated and discarded (none of ours may change framing).
+            headBytes += length
+            if headBytes > limits.maxHeaderBytes { return .failure(.headersTooLarge("the trailer block exceeds \(limits.maxHeaderBytes) bytes")) }
+            for b in line where !ASCII.isFieldValueChar(b) { return .failure(.badRequest("invalid byte in a trailer field")) }
+            return .next
+
+        default:
+            return .next
+        }
+    }
+
+    /// request-line = method SP request-target SP HTTP-version (RFC 9112 §3).
+    static let maxMethodBytes = 64
+
+    /// Checks a request line, or the start of one, in a fixed order: method, then target length, then
+    /// (partial lines only) whether the version part is already too long. A partial line gets an error
+    /// only when the complete line would certainly get the same one, so slicing never changes a verdict.
+    func requestLinePrefixError(_ line: UnsafeBufferPointer<UInt8>, complete: Bool) -> HTTPParseError? {
+        guard let sp1 = line.firstIndex(of: 0x20) else {
+            if line.count > Self.maxMethodBytes || complete { return .badRequest("malformed request line") }
+            for b in line where !ASCII.isTokenChar(b) { return .badRequest("invalid method") }
+            return nil
+        }
+        guard sp1 > 0, sp1 <= Self.maxMethodBytes else { return .badRequest("malformed request line") }
+        for i in 0..<sp1 where !ASCII.isTokenChar(line[i]) { return .badRequest("invalid method") }
+        var sp2 = sp1 + 1
+        while sp2 < line.count && line[sp2] != 0x20 { sp2 += 1 }
+        if sp2 - sp1 - 1 > limits.maxTargetBytes { return .uriTooLong("the request-target exceeds \(limits.maxTargetBytes) bytes") }
+        // "HTTP/x.y" is 8 bytes.
+        if !complete && sp2 < line.count && line.count - sp2 - 1 > 8 { return .badRequest("malformed HTTP version") }
+        return nil
+    }
+
+    mutating func parseRequestLine(_ line: UnsafeBufferPointer<UInt8>) -> HTTPParseError? {
+        if let error = requestLinePrefixError(line, complete: true) { return error }
+        guard let sp1 = line.firstIndex(of: 0x20) else { return .badRequest("malformed request line") }
+        var sp2 = sp1 + 1
+        while sp2 < line.count && line[sp2] != 0x20 { sp2 += 1 }
+        let targetLength = sp2 - sp1 - 1
+        guard sp2 < line.count, targetLength > 0 else { return .badRequest("malformed request line") }
+        // HTTP-version = "HTTP" "/" DIGIT "." DIGIT (RFC 9112 §2.3); it is case-sensitive.
+        let v = UnsafeBufferPointer(rebasing: line[(sp2 + 1)...])
+        guard v.count == 8, v[0] == 0x48, v[1] == 0x54, v[2] == 0x54, v[3] == 0x50, v[4] == 0x2F,
+              v[5] >= 0x30, v[5] <= 0x39, v[6] == 0x2E, v[7] >= 0x30, v[7] <= 0x39 else {
+            return .badRequest("malformed HTTP version")
+        }
+        let major = Int(v[5] - 0x30), minor = Int(v[7] - 0x30)
+        guard major == 1 else { return .versionNotSupported("only HTTP/1.0 and HTTP/1.1 are served") }
+        // RFC 9110 §6.2: a 1.x recipient treats a higher minor version as the highest it supports.
+        version = minor == 0 ? .http1_0 : .http1_1
+        let t = UnsafeBufferPointer(rebasing: line[(sp1 + 1)..<sp2])
+        for b in t where b < 0x21 || b > 0x7E { return .badRequest("invalid byte in the request-target") }
+        // Origin-form, asterisk-form or absolute-form (RFC 9112 §3.2); authority-form is only for CONNECT.
+        let isOrigin = t[0] == 0x2F
+        let isAsterisk = t.count == 1 && t[0] == 0x2A
+        if !isOrigin && !isAsterisk && !Self.looksAbsolute(t) { return .badRequest("unsupported request-target form") }
+        method = String(decoding: UnsafeBufferPointer(rebasing: line[0..<sp1]), as: UTF8.self)
+        target = String(decoding: t, as: UTF8.self)
+        return nil
+    }
+
+    static func looksAbsolute(_ t: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let colon = t.firstIndex(of: 0x3A), colon > 0, colon + 2 < t.count else { return false }
+        return t[colon + 1] == 0x2F && t[colon + 2] == 0x2F
+    }
+
+    /// field-line = field-name ":" OWS field-value OWS (RFC 9112 §5).
+    mutating func parseFieldLine(_ line: UnsafeBufferPointer<UInt8>) -> HTTPParseError? {
+        // RFC 9112 §5.2: obs-fold (a line starting with whitespace) is rejected with 400.
+        if ASCII.isWhitespace(line[0]) { return .badRequest("obsolete line folding") }
+        guard let colon = line.firstIndex(of: 0x3A), colon > 0 else { return .badRequest("invalid header field line") }
+        // RFC 9112 §5.1: whitespace between the name and the colon MUST be rejected; the token check covers it.
+        for i in 0..<colon where !ASCII.isTokenChar(line[i]) { return .badRequest("invalid header field name") }
+        var start = colon + 1, end = line.count
+        while start < end && ASCII.isWhitespace(line[start]) { start += 1 }
+        while end > start && ASCII.isWhitespace(line[end - 1]) { end -= 1 }
+        let value = UnsafeBufferPointer(rebasing: line[start..<end])
+        for b in value where !ASCII.isFieldValueChar(b) { return .badRequest("invalid byte in a header field value") }
+        if fields.count >= limits.maxHeaderCount { return .headersTooLarge("more than \(limits.maxHeaderCount) header fields") }
+        let name = UnsafeBufferPointer(rebasing: line[0..<colon])
+        if let error = noteFramingField(name: name, value: value) { return error }
+        fields.append((name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
+        return nil
+    }
+
+    /// Reads the fields that decide framing and persistence while their bytes are at hand.
+    mutating func noteFramingField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> HTTPParseError? {
+        switch name.count {
+        case 4 where Self.equalsLowercase(name, "host"):
+            hostCount += 1
+        case 6 where Self.equalsLowercase(name, "expect"):
+            // RFC 9110 §10.1.1: an HTTP/1.0 request's 100-continue expectation MUST be ignored.
+            if version == .http1_1 && Self.equalsLowercase(value, "100-continue") { expectContinue = true }
+        case 10 where Self.equalsLowercase(name, "connection"):
+            // RFC 9110 §7.6.1: Connection is a comma-separated list of case-insensitive tokens.
+            Self.forEachListElement(value) { token in
+                if Self.equalsLowercase(token, "close") { connectionClose = true }
+                else if Self.equalsLowercase(token, "keep-alive") { connectionKeepAlive = true }
+            }
+        case 14 where Self.equalsLowercase(name, "content-length"):
+            // RFC 9112 §6.3 (5): a list of identical values may be read as one; differing values are an error.
+            var error: HTTPParseError?
+            Self.forEachListElement(value) { element in
+                guard error == nil else { return }
+                var n = 0
+                for b in element {
+                    guard b >= 0x30 && b <= 0x39 else { error = .badRequest("Content-Length is not a number"); return }
+                    n = n > (Int.max - 9) / 10 ? Int.max : n * 10 + Int(b - 0x30)
+                }
+                if element.isEmpty { error = .badRequest("empty Content-Length") }
+                else if let existing = contentLength, existing != n { error = .badRequest("differing Content-Length values") }
+                else { contentLength = n }
+            }
+            if value.isEmpty { return .badRequest("empty Content-Length") }
+            return error
+        case 17 where Self.equalsLowercase(name, "transfer-encoding"):
+            Self.forEachListElement(value) { coding in
+                transferCodings += 1
+                transferChunked = Self.equalsLowercase(coding, "chunked")
+            }
+            if value.isEmpty { transferCodings += 1 }
+        default:
+            break
+        }
+        return nil
+    }
+
+    mutating func finishHead() -> LineOutcome {
+        // RFC 9112 §3.2: a 1.1 request without exactly one Host, or any request with several, gets 400.
+        if (version == .http1_1 && hostCount != 1) || hostCount > 1 {
+            return .failure(.badRequest(hostCount == 0 ? "missing Host header" : "more than one Host header"))
+        }
+        var hasBody = false
+        if transferCodings > 0 {
+            // RFC 9112 §6.1: Transfer-Encoding in 1.0 means faulty framing; with Content-Length it is smuggling-shaped (§6.3 (3)).
+            if version == .http1_0 { return .failure(.badRequest("Transfer-Encoding in an HTTP/1.0 request")) }
+            if contentLength != nil { return .failure(.badRequest("both Content-Length and Transfer-Encoding")) }
+            guard transferCodings == 1 && transferChunked else { return .failure(.badRequest("only the chunked transfer coding is accepted")) }
+            state = .chunkSize
+            hasBody = true
+        } else if let length = contentLength, length > 0 {
+            if length > limits.maxBodyBytes { return .failure(.bodyTooLarge("the body exceeds \(limits.maxBodyBytes) bytes")) }
+            body.reserveCapacity(min(length, 64 << 10))
+            state = .body(remaining: length)
+            hasBody = true
+        } else {
+            return .event(.request(completeRequest()))
+        }
+        if hasBody && expectContinue { return .event(.expectContinue) }
+        return .next
+    }
+
+    /// chunk-size [ chunk-ext ] CRLF, chunk-ext = *( BWS ";" BWS ext-name [ BWS "=" BWS ext-val ] ) (RFC 9112 §7.1.1).
+    mutating func parseChunkSize(_ line: UnsafeBufferPointer<UInt8>) -> LineOutcome {
+        var i = 0, size = 0, significant = 0
+        while i < line.count, let digit = ASCII.hexValue(line[i]) {
+            if significant > 0 || digit != 0 { significant += 1 }
+            if significant > 15 { return .failure(.bodyTooLarge("chunk size too large")) }
+            size = size << 4 | Int(digit)
+            i += 1
+        }
+        guard i > 0 else { return .failure(.badRequest("invalid chunk size")) }
+        while i < line.count && ASCII.isWhitespace(line[i]) { i += 1 }
+        if i < line.count {
+            guard line[i] == 0x3B else { return .failure(.badRequest("invalid chunk size")) }
+            // Extensions are tolerated and ignored; only their bytes are checked.
+            for b in UnsafeBufferPointer(rebasing: line[i...]) where !ASCII.isFieldValueChar(b) {
+                return .failure(.badRequest("invalid chunk extension"))
+            }
+        }
+        if size == 0 {
+            headBytes = 0
+            state = .trailers
+            return .next
+        }
+        if body.count + size > limits.maxBodyBytes { return .failure(.bodyTooLarge("the body exceeds \(limits.maxBodyBytes) bytes")) }
+        state = .chunkData(remaining: size)
+        return .next
+    }
+
+    mutating func completeRequest() -> HTTPRequest {
+        // RFC 9112 §9.3: 1.1 persists unless "close"; 1.0 only when "keep-alive" is asked for.
+        let keepAlive = version == .http1_1 ? !connectionClose : (connectionKeepAlive && !connectionClose)
+        let request = HTTPRequest(method: method, target: target, version: version,
+                                  headers: HTTPHeaders(fields: fields), body: body, keepAlive: keepAlive)
+        reset()
+        return request
+    }
+
+    mutating func reset() {
+        state = .requestLine
+        method = ""
+        target = ""
+        version = .http1_1
+        fields = []
+        headBytes = 0
+        leadingEmptyLines = 0
+        contentLength = nil
+        transferCodings = 0
+        transferChunked = false
+        connectionClose = false
+        connectionKeepAlive = false
+        expectContinue = false
+        hostCount = 0
+        body = []
+    }
+
+    // MARK: byte helpers
+
+    @inline(__always) static func findLF(_ input: UnsafeBufferPointer<UInt8>, from pos: Int) -> Int? {
+        guard pos < input.count, let base = input.baseAddress else { return nil }
+        guard let hit = memchr(base + pos, 0x0A, input.count - pos) else { return nil }
+        return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// Compares bytes with a lowercase ASCII literal, ignoring case.
+    static func equalsLowercase(_ bytes: UnsafeBufferPointer<UInt8>, _ lower: StaticString) -> Bool {
+        guard bytes.count == lower.utf8CodeUnitCount else { return false }
+        let l = lower.utf8Start
+        for i in 0..<bytes.count where ASCII.lower(bytes[i]) != l[i] { return false }
+        return true
+    }
+
+    /// Calls `body` for each non-empty, OWS-trimmed element of a `#rule` list (RFC 9110 §5.6.1).
+    static func forEachListElement(_ value: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var start = 0
+        while start <= value.count {
+            var end = start
+            while end < value.count && value[end] != 0x2C { end += 1 }
+            var s = start, e = end
+            while s < e && ASCII.isWhitespace(value[s]) { s += 1 }
+            while e > s && ASCII.isWhitespace(value[e - 1]) { e -= 1 }
+            if e > s { body(UnsafeBufferPointer(rebasing: value[s..<e])) }
+            start = end + 1
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,1 +1,0 @@
-// Skeleton: replaced by the module's implementation.

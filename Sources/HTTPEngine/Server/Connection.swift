@@ -1,0 +1,44 @@
+/// One client connection. Owned by exactly one event loop and touched only on its thread.
+final class Connection {
+    let fd: Int32
+    var parser: HTTPRequestParser
+    /// Bytes read but not consumed by the parser (a partial line, or pipelined requests waiting).
+    var inbound: [UInt8] = []
+    var outbound = OutboundQueue()
+    var timer: ConnectionTimer
+    /// Incremented per dispatched request; a late answer for an older one is ignored.
+    var sequence: UInt64 = 0
+    /// A request is with the handler and not yet answered.
+    var awaiting = false
+    var currentIsHead = false
+    var currentKeepAlive = true
+    var currentIsHTTP10 = false
+    var stream: HTTPStream?
+    var streamCloses = false
+    /// The peer sent FIN: no more requests, but pending answers still go out (half-close).
+    var readClosed = false
+    var closeAfterFlush = false
+    var lingering = false
+    var closed = false
+    /// Inside `processInput`: a synchronous answer only appends, the caller flushes.
+    var processing = false
+    var registeredEvents: UInt32 = 0
+    /// Counted against `maxConnections` (a refused connection is not).
+    var counted = true
+
+    init(fd: Int32, limits: HTTPParserLimits, now: Int64) {
+        self.fd = fd
+        self.parser = HTTPRequestParser(limits: limits)
+        self.timer = ConnectionTimer(now: now)
+    }
+
+    /// No request in progress and nothing to send: safe to close at shutdown or idle timeout.
+    var isIdle: Bool {
+        !awaiting && stream == nil && outbound.isEmpty && inbound.isEmpty && parser.phase == .idle
+    }
+}
+
+/// Carries a connection through the loop's inbox; dereferenced only on the owning loop's thread.
+struct ConnectionRef: @unchecked Sendable {
+    let connection: Connection
+}

@@ -1,0 +1,595 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// One I/O thread: an epoll set with its own SO_REUSEPORT listener and the connections it accepted.
+///
+/// Single owner: the connection table, buffers and encoder are touched only on this loop's thread,
+/// so the hot path takes no lock. Other threads reach a connection only through `enqueue`, which
+/// appends to a Mutex-guarded inbox and writes the eventfd once per batch.
+final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thread-only; the inbox is a Mutex
+    enum Task: Sendable {
+        case respond(ConnectionRef, UInt64, HTTPResponse)
+        case startStream(ConnectionRef, UInt64, HTTPStream, Int, HTTPHeaders)
+        case streamReady(ConnectionRef, HTTPStream)
+        case closeStream(ConnectionRef, HTTPStream)
+        case service(ConnectionRef)
+        case adopt(Int32)
+        case shutdown
+    }
+
+    let core: ServerCore
+    private let epfd: Int32
+    private let sys: Epoll.Functions
+    private let wakeFD: Int32
+    private var listenFD: Int32
+    private let inbox = Mutex<[Task]>([])
+    private var localTasks: [Task] = []
+    private let threadID = Atomic<UInt>(0)
+    private var connections: [Connection?] = []
+    private(set) var connectionCount = 0
+    private var encoder = ResponseEncoder()
+    private let readBuffer: UnsafeMutableRawBufferPointer
+    private let writeBuffer: UnsafeMutableRawBufferPointer
+    private var shutdownDeadline: Int64?
+    private var now: Int64
+    private let sweepInterval: Int64
+    private let inboundCap: Int
+    /// Every loop of the server, set once before the threads start; used by a single acceptor to hand off.
+    var siblings: [EventLoop] = []
+    private var nextSibling = 0
+    /// Out of descriptors: the listener is out of the epoll set until then, so a level-triggered
+    /// listener cannot spin the loop on EMFILE.
+    private var acceptPausedUntil: Int64?
+
+    static let readSize = 64 << 10
+    static let writeCoalesce = 64 << 10
+    static let streamPullBytes = 256 << 10
+
+    init(core: ServerCore, listenFD: Int32) throws(HTTPServerError) {
+        guard let sys = Epoll.functions else { throw .system("dlsym(epoll)", ENOSYS) }
+        self.sys = sys
+        self.core = core
+        self.listenFD = listenFD
+        epfd = sys.create1(Epoll.CLOEXEC)
+        guard epfd >= 0 else { throw .system("epoll_create1", errno) }
+        wakeFD = sys.eventfd(0, Epoll.EFD_NONBLOCK | Epoll.EFD_CLOEXEC)
+        guard wakeFD >= 0 else { let e = errno; _ = Glibc.close(epfd); throw .system("eventfd", e) }
+        readBuffer = .allocate(byteCount: Self.readSize, alignment: 16)
+        writeBuffer = .allocate(byteCount: Self.writeCoalesce, alignment: 16)
+        now = Sys.monotonicMillis()
+        let t = core.timeouts
+        sweepInterval = max(5, min(1_000, min(t.header, t.idle, t.body) / 4))
+        inboundCap = max(64 << 10, core.configuration.maxHeaderBytes * 2)
+        addToEpoll(wakeFD, events: Epoll.IN)
+        if listenFD >= 0 { addToEpoll(listenFD, events: Epoll.IN) }
+    }
+
+    deinit {
+        readBuffer.deallocate()
+        writeBuffer.deallocate()
+    }
+
+    var isCurrentThread: Bool { pthread_self() == threadID.load(ordering: .relaxed) }
+
+    /// Hands work to the loop from any thread; wakes it only when the inbox was empty (batched wakeups).
+    func enqueue(_ task: Task) {
+        if isCurrentThread {
+            localTasks.append(task)
+            return
+        }
+        let wasEmpty = inbox.withLock { queue -> Bool in
+            let empty = queue.isEmpty
+            queue.append(task)
+            return empty
+        }
+        if wasEmpty {
+            var one: UInt64 = 1
+            _ = write(wakeFD, &one, 8)
+        }
+    }
+
+    // MARK: run loop
+
+    /// Runs on the calling thread until shutdown completes (used to dispose of loops that never started).
+    func runUntilStopped() { run() }
+
+    func run() {
+        threadID.store(pthread_self(), ordering: .relaxed)
+        let maxEvents: Int32 = 256
+        let events = UnsafeMutableRawPointer.allocate(byteCount: Int(maxEvents) * Epoll.eventSize, alignment: 16)
+        defer { events.deallocate() }
+        var nextSweep = now + sweepInterval
+        while true {
+            drainTasks()
+            if let deadline = shutdownDeadline, connectionCount == 0 || now >= deadline { break }
+            var wait = max(0, nextSweep - now)
+            if let until = acceptPausedUntil { wait = min(wait, max(0, until - now)) }
+            if let deadline = shutdownDeadline { wait = min(wait, max(0, deadline - now)) }
+            if !localTasks.isEmpty { wait = 0 }
+            let n = sys.wait(epfd, events, maxEvents, Int32(wait))
+            now = Sys.monotonicMillis()
+            encoder.refreshDate()
+            if n < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            for i in 0..<Int(n) {
+                let (flags, fd) = Epoll.event(events, i)
+                if fd == wakeFD {
+                    var value: UInt64 = 0
+                    _ = read(wakeFD, &value, 8)
+                    continue
+                }
+                if fd == listenFD && listenFD >= 0 {
+                    acceptConnections()
+                    continue
+                }
+                guard fd >= 0, Int(fd) < connections.count, let c = connections[Int(fd)] else { continue }
+                if flags & Epoll.ERR != 0 {
+                    close(c)
+                    continue
+                }
+                if flags & (Epoll.IN | Epoll.HUP) != 0 {
+                    if c.readClosed && flags & Epoll.HUP != 0 { close(c); continue }
+                    onReadable(c)
+                }
+                if !c.closed && flags & Epoll.OUT != 0 { service(c) }
+            }
+            if let until = acceptPausedUntil, now >= until, listenFD >= 0 {
+                acceptPausedUntil = nil
+                addToEpoll(listenFD, events: Epoll.IN)
+            }
+            if now >= nextSweep {
+                sweep()
+                nextSweep = now + sweepInterval
+            }
+        }
+        for case let c? in connections { close(c) }
+        if listenFD >= 0 { _ = Glibc.close(listenFD); listenFD = -1 }
+        _ = Glibc.close(wakeFD)
+        _ = Glibc.close(epfd)
+    }
+
+    private func drainTasks() {
+        while true {
+            var batch = localTasks
+            localTasks = []
+            batch.append(contentsOf: inbox.withLock { queue -> [Task] in
+                let taken = queue
+                queue = []
+                return taken
+            })
+            if batch.isEmpty { return }
+            for task in batch { run(task) }
+        }
+    }
+
+    private func run(_ task: Task) {
+        switch task {
+        case .respond(let ref, let sequence, let response):
+            deliver(ref.connection, sequence: sequence, response: response)
+        case .startStream(let ref, let sequence, let stream, let status, let headers):
+            beginStream(ref.connection, sequence: sequence, stream: stream, status: status, headers: headers)
+        case .streamReady(let ref, let stream):
+            let c = ref.connection
+            if !c.closed && c.stream === stream { service(c) }
+        case .closeStream(let ref, let stream):
+            let c = ref.connection
+            if !c.closed && c.stream === stream { close(c) } else { stream.closeFromLoop() }
+        case .service(let ref):
+            if !ref.connection.closed { service(ref.connection) }
+        case .adopt(let fd):
+            if shutdownDeadline != nil {
+                _ = Glibc.close(fd)
+                core.openConnections.subtract(1, ordering: .relaxed)
+            } else {
+                register(fd, refused: false)
+            }
+        case .shutdown:
+            beginShutdown()
+        }
+    }
+
+    // MARK: accepting
+
+    private func acceptConnections() {
+        for _ in 0..<128 {
+            let fd = sys.accept4(listenFD, nil, nil, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+            if fd < 0 {
+                let e = errno
+                if e == EINTR { continue }
+                if e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM {
+                    _ = Epoll.control(sys, epfd, Epoll.CTL_DEL, listenFD, 0)
+                    acceptPausedUntil = now + 100
+                }
+                return
+            }
+            Sys.setNoDelay(fd)
+            let open = core.openConnections.add(1, ordering: .relaxed).newValue
+            let refused = open > core.configuration.maxConnections || shutdownDeadline != nil
+            if refused { core.openConnections.subtract(1, ordering: .relaxed) }
+            if !refused && siblings.count > 1 {
+                // Single-acceptor mode: round-robin hand-off; the owning loop registers it.
+                let target = siblings[nextSibling % siblings.count]
+                nextSibling &+= 1
+                if target !== self {
+                    target.enqueue(.adopt(fd))
+                    continue
+                }
+            }
+            register(fd, refused: refused)
+        }
+    }
+
+    private func register(_ fd: Int32, refused: Bool) {
+        let c = Connection(fd: fd, limits: core.limits, now: now)
+        c.counted = !refused
+        if Int(fd) >= connections.count {
+            connections.append(contentsOf: repeatElement(nil, count: max(Int(fd) + 1 - connections.count, connections.count)))
+        }
+        connections[Int(fd)] = c
+        connectionCount += 1
+        c.registeredEvents = Epoll.IN
+        addToEpoll(fd, events: c.registeredEvents)
+        if refused {
+            refuse(c, .tooManyConnections("the server holds its maximum of \(core.configuration.maxConnections) connections"))
+            service(c)
+        }
+    }
+
+    // MARK: reading
+
+    private func canProcess(_ c: Connection) -> Bool {
+        !c.awaiting && c.stream == nil && !c.closeAfterFlush && !c.lingering && !c.closed
+    }
+
+    private func onReadable(_ c: Connection) {
+        guard !c.readClosed else { return }
+        let n = recv(c.fd, readBuffer.baseAddress, readBuffer.count, 0)
+        if n > 0 {
+            if c.lingering { return }
+            let bytes = UnsafeBufferPointer(start: readBuffer.baseAddress?.assumingMemoryBound(to: UInt8.self), count: n)
+            if c.inbound.isEmpty && canProcess(c) {
+                // Fast path: parse straight from the loop's buffer; only leftovers are copied.
+                let consumed = processInput(c, bytes)
+                if consumed < n && !c.closeAfterFlush && !c.closed {
+                    c.inbound.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[consumed...]))
+                }
+            } else if !c.closeAfterFlush {
+                c.inbound.append(contentsOf: bytes)
+                if c.stream != nil && c.inbound.count > inboundCap {
+                    close(c)
+                    return
+                }
+            }
+            service(c)
+        } else if n == 0 {
+            // FIN: a half-closed client still gets the answers to what it sent (RFC 9112 §9.6).
+            c.readClosed = true
+            if c.lingering || c.stream != nil {
+                close(c)
+                return
+            }
+            service(c)
+        } else {
+            let e = errno
+            if e == EAGAIN || e == EWOULDBLOCK || e == EINTR { return }
+            close(c)
+        }
+    }
+
+    /// Feeds bytes to the parser and dispatches complete requests; returns how many bytes it consumed.
+    private func processInput(_ c: Connection, _ buffer: UnsafeBufferPointer<UInt8>) -> Int {
+        c.processing = true
+        defer { c.processing = false }
+        var pos = 0
+        while canProcess(c) {
+            let (n, event) = c.parser.parse(UnsafeBufferPointer(rebasing: buffer[pos...]))
+            pos += n
+            switch event {
+            case .needMore:
+                return pos
+            case .expectContinue:
+                c.outbound.append(ResponseEncoder.continue100)
+            case .request(let request):
+                dispatch(c, request)
+            case .error(let error):
+                refuse(c, error)
+                return pos
+            }
+        }
+        return pos
+    }
+
+    private func processBuffered(_ c: Connection) {
+        let buffer = c.inbound
+        c.inbound = []
+        let consumed = buffer.withUnsafeBufferPointer { processInput(c, $0) }
+        if c.closed || c.closeAfterFlush { return }
+        if consumed == 0 {
+            c.inbound = buffer
+        } else if consumed < buffer.count {
+            c.inbound = Array(buffer[consumed...])
+        }
+    }
+
+    private func dispatch(_ c: Connection, _ request: HTTPRequest) {
+        c.sequence &+= 1
+        c.awaiting = true
+        c.currentIsHead = request.method == "HEAD"
+        c.currentKeepAlive = request.keepAlive
+        c.currentIsHTTP10 = request.version == .http1_0
+        let responder = HTTPResponder(loop: self, connection: ConnectionRef(connection: c), sequence: c.sequence,
+                                      chunked: request.version != .http1_0)
+        core.handler.handle(request, responder)
+    }
+
+    // MARK: answering
+
+    func deliver(_ c: Connection, sequence: UInt64, response: HTTPResponse) {
+        guard !c.closed, c.awaiting, c.sequence == sequence else { return }
+        c.awaiting = false
+        let close = !c.currentKeepAlive || shutdownDeadline != nil
+        let userClose = encoder.encode(status: response.status, headers: response.headers, body: response.body,
+                                       omitBody: c.currentIsHead, close: close,
+                                       http10KeepAlive: c.currentIsHTTP10 && !close, into: &c.outbound)
+        if close || userClose { c.closeAfterFlush = true }
+        if !c.processing { service(c) }
+    }
+
+    func beginStream(_ c: Connection, sequence: UInt64, stream: HTTPStream, status: Int, headers: HTTPHeaders) {
+        guard !c.closed, c.awaiting, c.sequence == sequence else {
+            stream.closeFromLoop()
+            return
+        }
+        c.awaiting = false
+        let chunked = !c.currentIsHTTP10
+        encoder.encodeStreamHead(status: status, headers: headers, chunked: chunked, into: &c.outbound)
+        if c.currentIsHead {
+            stream.closeFromLoop()
+            if !chunked || !c.currentKeepAlive { c.closeAfterFlush = true }
+        } else {
+            c.stream = stream
+            c.streamCloses = !chunked || !c.currentKeepAlive
+            if shutdownDeadline != nil { stream.signalShutdown() }
+        }
+        if !c.processing { service(c) }
+    }
+
+    private func refuse(_ c: Connection, _ error: HTTPParseError) {
+        _ = encoder.encode(status: error.status, headers: ResponseEncoder.problemHeaders(), body: ResponseEncoder.problemBody(error),
+                           omitBody: false, close: true, http10KeepAlive: false, into: &c.outbound)
+        c.closeAfterFlush = true
+    }
+
+    /// Moves a stream's queued chunks into the connection's output; ends the stream after its last chunk.
+    private func pullStream(_ c: Connection, _ stream: HTTPStream) -> Bool {
+        let (chunks, finish) = stream.take(limit: Self.streamPullBytes)
+        for chunk in chunks where !chunk.isEmpty {
+            if stream.chunked {
+                // RFC 9112 §7.1: chunk = chunk-size CRLF chunk-data CRLF
+                var size: [UInt8] = []
+                size.reserveCapacity(12)
+                ResponseEncoder.appendHex(chunk.count, to: &size)
+                size.append(0x0D); size.append(0x0A)
+                c.outbound.append(size)
+                c.outbound.append(chunk)
+                c.outbound.append(ResponseEncoder.crlf)
+            } else {
+                c.outbound.append(chunk)
+            }
+        }
+        if finish {
+            if stream.chunked { c.outbound.append(ResponseEncoder.lastChunk) }
+            c.stream = nil
+            if c.streamCloses { c.closeAfterFlush = true }
+            stream.closeFromLoop()
+        }
+        return !chunks.isEmpty || finish
+    }
+
+    /// Processes buffered input, moves stream chunks, flushes, and closes when the exchange says so.
+    private func service(_ c: Connection) {
+        var rounds = 0
+        while !c.closed {
+            rounds += 1
+            if rounds > 64 {
+                enqueue(.service(ConnectionRef(connection: c)))
+                break
+            }
+            if canProcess(c) && !c.inbound.isEmpty { processBuffered(c) }
+            var pulled = false
+            if let stream = c.stream, c.outbound.isEmpty { pulled = pullStream(c, stream) }
+            if c.outbound.isEmpty && !pulled {
+                if c.closeAfterFlush { startClose(c); return }
+                break
+            }
+            if !c.outbound.isEmpty {
+                flush(c)
+                if c.closed { return }
+                if !c.outbound.isEmpty { break }
+                c.stream?.sent()
+            }
+            if c.closeAfterFlush && c.outbound.isEmpty && c.stream == nil { startClose(c); return }
+        }
+        guard !c.closed else { return }
+        if !c.awaiting && c.stream == nil && c.outbound.isEmpty && !c.lingering {
+            if c.readClosed {
+                close(c)
+                return
+            }
+            if shutdownDeadline != nil && c.inbound.isEmpty && c.parser.phase == .idle {
+                close(c)
+                return
+            }
+        }
+        updatePhase(c)
+        updateInterest(c)
+    }
+
+    // MARK: writing
+
+    private func flush(_ c: Connection) {
+        while !c.outbound.isEmpty {
+            let (sent, attempted) = writeOut(c)
+            if sent > 0 {
+                c.outbound.consume(sent)
+                if c.timer.phase == .writing { c.timer.touch(now: now) }
+                if sent < attempted { return }
+            } else {
+                let e = errno
+                if sent < 0 && e == EINTR { continue }
+                if sent < 0 && (e == EAGAIN || e == EWOULDBLOCK) { return }
+                close(c)
+                return
+            }
+        }
+    }
+
+    /// One send: the first segment alone when it is big, else small segments coalesced into one
+    /// buffer, plus the next big one through sendmsg's gather list (head and body in one write).
+    private func writeOut(_ c: Connection) -> (Int, Int) {
+        let segments = c.outbound.segments
+        let offset = c.outbound.offset
+        let first = segments[0]
+        if segments.count == 1 || first.count - offset >= writeBuffer.count / 2 {
+            return first.withUnsafeBytes { p -> (Int, Int) in
+                let length = p.count - offset
+                guard let base = p.baseAddress else { return (0, 0) }
+                return (send(c.fd, base + offset, length, Int32(MSG_NOSIGNAL)), length)
+            }
+        }
+        var used = 0
+        first.withUnsafeBytes { p in
+            let length = p.count - offset
+            if let base = p.baseAddress { writeBuffer.baseAddress?.copyMemory(from: base + offset, byteCount: length) }
+            used = length
+        }
+        var i = 1
+        while i < segments.count && used + segments[i].count <= writeBuffer.count {
+            segments[i].withUnsafeBytes { p in
+                if let base = p.baseAddress, let target = writeBuffer.baseAddress { (target + used).copyMemory(from: base, byteCount: p.count) }
+            }
+            used += segments[i].count
+            i += 1
+        }
+        guard i < segments.count else {
+            return (send(c.fd, writeBuffer.baseAddress, used, Int32(MSG_NOSIGNAL)), used)
+        }
+        return segments[i].withUnsafeBytes { big -> (Int, Int) in
+            var iov = (iovec(iov_base: writeBuffer.baseAddress, iov_len: used),
+                       iovec(iov_base: UnsafeMutableRawPointer(mutating: big.baseAddress), iov_len: big.count))
+            return withUnsafeMutableBytes(of: &iov) { iovBytes -> (Int, Int) in
+                var message = msghdr()
+                message.msg_iov = iovBytes.baseAddress?.assumingMemoryBound(to: iovec.self)
+                message.msg_iovlen = 2
+                return (sendmsg(c.fd, &message, Int32(MSG_NOSIGNAL)), used + big.count)
+            }
+        }
+    }
+
+    // MARK: closing
+
+    /// Answer sent: shut our write side and drain the client's leftovers briefly, so a pending
+    /// unread request does not turn our close into a reset that destroys the answer (RFC 9112 §9.6).
+    private func startClose(_ c: Connection) {
+        if c.readClosed {
+            close(c)
+            return
+        }
+        _ = Glibc.shutdown(c.fd, Int32(SHUT_WR))
+        c.lingering = true
+        c.inbound = []
+        if let stream = c.stream {
+            c.stream = nil
+            stream.closeFromLoop()
+        }
+        c.timer.enter(.lingering, now: now)
+        updateInterest(c)
+    }
+
+    /// Closes exactly once: the `closed` flag guards the descriptor, the table slot and the count.
+    private func close(_ c: Connection) {
+        guard !c.closed else { return }
+        c.closed = true
+        _ = Glibc.close(c.fd)
+        if Int(c.fd) < connections.count, connections[Int(c.fd)] === c { connections[Int(c.fd)] = nil }
+        connectionCount -= 1
+        if c.counted { core.openConnections.subtract(1, ordering: .relaxed) }
+        c.inbound = []
+        c.outbound.removeAll()
+        if let stream = c.stream {
+            c.stream = nil
+            stream.closeFromLoop()
+        }
+    }
+
+    // MARK: deadlines and shutdown
+
+    private func updatePhase(_ c: Connection) {
+        let phase: ConnectionTimer.Phase
+        if c.lingering { phase = .lingering }
+        else if c.stream != nil { phase = .streaming }
+        else if c.awaiting { phase = .busy }
+        else if !c.outbound.isEmpty { phase = .writing }
+        else {
+            switch c.parser.phase {
+            case .body: phase = .body
+            case .head: phase = .head
+            case .idle: phase = c.inbound.isEmpty ? .idle : .head
+            }
+        }
+        c.timer.enter(phase, now: now)
+    }
+
+    private func updateInterest(_ c: Connection) {
+        var want: UInt32 = 0
+        if !c.readClosed && !(c.awaiting && c.inbound.count >= inboundCap) { want |= Epoll.IN }
+        if !c.outbound.isEmpty { want |= Epoll.OUT }
+        guard want != c.registeredEvents else { return }
+        c.registeredEvents = want
+        _ = Epoll.control(sys, epfd, Epoll.CTL_MOD, c.fd, want)
+    }
+
+    private func addToEpoll(_ fd: Int32, events: UInt32) {
+        _ = Epoll.control(sys, epfd, Epoll.CTL_ADD, fd, events)
+    }
+
+    private func sweep() {
+        for case let c? in connections {
+            switch c.timer.expired(now: now, timeouts: core.timeouts) {
+            case .none:
+                continue
+            case .close:
+                close(c)
+            case .requestTimeout:
+                c.inbound = []
+                c.awaiting = false
+                refuse(c, .requestTimeout(c.timer.phase == .body ? "the body did not arrive in time" : "the header block did not arrive in time"))
+                service(c)
+            }
+        }
+    }
+
+    private func beginShutdown() {
+        guard shutdownDeadline == nil else { return }
+        let grace = core.timeouts
+        _ = grace
+        let c = core.configuration.shutdownGrace.components
+        shutdownDeadline = now + c.seconds * 1_000 + c.attoseconds / 1_000_000_000_000_000
+        if listenFD >= 0 {
+            _ = Epoll.control(sys, epfd, Epoll.CTL_DEL, listenFD, 0)
+            _ = Glibc.close(listenFD)
+            listenFD = -1
+        }
+        for case let c? in connections {
+            if let stream = c.stream {
+                stream.signalShutdown()
+            } else if c.isIdle || c.lingering {
+                close(c)
+            }
+        }
+    }
+}

@@ -1,0 +1,40 @@
+/// Bytes waiting for the socket, as shared segments (a stream's chunk is queued, not copied).
+struct OutboundQueue {
+    private(set) var segments: [[UInt8]] = []
+    /// How much of `segments[0]` is already on the socket.
+    private(set) var offset = 0
+    private(set) var byteCount = 0
+
+    var isEmpty: Bool { byteCount == 0 }
+
+    mutating func append(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        segments.append(bytes)
+        byteCount += bytes.count
+    }
+
+    /// Drops `n` sent bytes from the front.
+    mutating func consume(_ n: Int) {
+        var left = n
+        byteCount -= n
+        while left > 0, !segments.isEmpty {
+            let available = segments[0].count - offset
+            if left >= available {
+                left -= available
+                segments.removeFirst()
+                offset = 0
+            } else {
+                offset += left
+                left = 0
+            }
+        }
+        // An idle connection keeps no buffer (10k idle connections must stay small).
+        if segments.isEmpty { segments = [] }
+    }
+
+    mutating func removeAll() {
+        segments = []
+        offset = 0
+        byteCount = 0
+    }
+}

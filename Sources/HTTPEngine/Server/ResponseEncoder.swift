@@ -1,0 +1,238 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Serializes response heads (RFC 9112 §4, §6) and keeps the cached `Date` line (RFC 9110 §6.6.1) of one loop.
+struct ResponseEncoder {
+    private(set) var dateLine: [UInt8] = []
+    private var dateSecond: Int = -1
+
+    init() { refreshDate() }
+
+    /// Re-renders `Date` at most once a second; called once per loop iteration.
+    mutating func refreshDate() {
+        let now = time(nil)
+        guard now != dateSecond else { return }
+        dateSecond = now
+        var t = now
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let text = "Date: \(days[Int(parts.tm_wday) % 7]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon) % 12]) \(parts.tm_year + 1900) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT\r\n"
+        dateLine = Array(text.utf8)
+    }
+
+    /// Head + body as output segments; one segment when the body is small so it leaves in one write.
+    /// Returns whether the handler asked to close (`Connection: close`).
+    func encode(status: Int, headers: HTTPHeaders, body: [UInt8], omitBody: Bool,
+                close: Bool, http10KeepAlive: Bool, into segments: inout OutboundQueue) -> Bool {
+        var head: [UInt8] = []
+        let bodyAllowed = Self.allowsBody(status)
+        let inline = bodyAllowed && !omitBody && body.count <= 16 << 10
+        head.reserveCapacity(96 + headers.count * 32 + (inline ? body.count : 0))
+        var userClose = false
+        appendStatusLine(status, to: &head)
+        for field in headers {
+            switch Self.ownedField(field.name) {
+            case .connection:
+                if field.value.lowercased().contains("close") { userClose = true }
+                continue
+            case .owned:
+                continue
+            case .none:
+                break
+            }
+            guard Self.isSafe(field) else { continue }
+            head.append(contentsOf: field.name.utf8)
+            head.append(0x3A); head.append(0x20)
+            head.append(contentsOf: field.value.utf8)
+            head.append(0x0D); head.append(0x0A)
+        }
+        head.append(contentsOf: dateLine)
+        // RFC 9110 §8.6: no Content-Length in 1xx or 204; for HEAD it is the GET body's length.
+        if status != 204 && status >= 200 {
+            head.append(contentsOf: Self.contentLengthPrefix)
+            Self.appendDecimal(body.count, to: &head)
+            head.append(0x0D); head.append(0x0A)
+        }
+        if close || userClose {
+            head.append(contentsOf: Self.connectionClose)
+        } else if http10KeepAlive {
+            head.append(contentsOf: Self.connectionKeepAlive)
+        }
+        head.append(0x0D); head.append(0x0A)
+        if inline {
+            head.append(contentsOf: body)
+            segments.append(head)
+        } else {
+            segments.append(head)
+            if bodyAllowed && !omitBody && !body.isEmpty { segments.append(body) }
+        }
+        return userClose
+    }
+
+    /// The head of a streaming response: chunked in 1.1, close-delimited in 1.0 (RFC 9112 §6.3 (8)).
+    func encodeStreamHead(status: Int, headers: HTTPHeaders, chunked: Bool, into segments: inout OutboundQueue) {
+        var head: [UInt8] = []
+        head.reserveCapacity(128 + headers.count * 32)
+        appendStatusLine(status, to: &head)
+        for field in headers {
+            if Self.ownedField(field.name) != .none { continue }
+            guard Self.isSafe(field) else { continue }
+            head.append(contentsOf: field.name.utf8)
+            head.append(0x3A); head.append(0x20)
+            head.append(contentsOf: field.value.utf8)
+            head.append(0x0D); head.append(0x0A)
+        }
+        head.append(contentsOf: dateLine)
+        head.append(contentsOf: chunked ? Self.transferChunked : Self.connectionClose)
+        head.append(0x0D); head.append(0x0A)
+        segments.append(head)
+    }
+
+    /// An RFC 9457 problem+json answer for a refusal the engine makes itself.
+    static func problemBody(_ error: HTTPParseError) -> [UInt8] {
+        var s = #"{"type":"/problems/"#
+        s += error.slug
+        s += #"","title":""#
+        s += jsonEscaped(error.title)
+        s += #"","status":"#
+        s += String(error.status)
+        s += #","detail":""#
+        s += jsonEscaped(error.detail)
+        s += #""}"#
+        return Array(s.utf8)
+    }
+
+    static func problemHeaders() -> HTTPHeaders { ["Content-Type": "application/problem+json"] }
+
+    static func jsonEscaped(_ s: String) -> String {
+        var out = ""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+
+    // MARK: pieces
+
+    enum Owned { case none, owned, connection }
+
+    /// Framing fields belong to the engine; a handler's copy would contradict what is written.
+    static func ownedField(_ name: String) -> Owned {
+        switch name.utf8.count {
+        case 4 where HTTPHeaders.equalsIgnoringCase(name, "Date"): return .owned
+        case 10 where HTTPHeaders.equalsIgnoringCase(name, "Connection"): return .connection
+        case 14 where HTTPHeaders.equalsIgnoringCase(name, "Content-Length"): return .owned
+        case 17 where HTTPHeaders.equalsIgnoringCase(name, "Transfer-Encoding"): return .owned
+        default: return .none
+        }
+    }
+
+    /// Drops a field that would split the response (CR/LF in a value, a non-token name).
+    static func isSafe(_ field: HTTPHeaders.Field) -> Bool {
+        guard !field.name.isEmpty else { return false }
+        for b in field.name.utf8 where !ASCII.isTokenChar(b) { return false }
+        for b in field.value.utf8 where !ASCII.isFieldValueChar(b) { return false }
+        return true
+    }
+
+    static func allowsBody(_ status: Int) -> Bool { status >= 200 && status != 204 && status != 304 }
+
+    func appendStatusLine(_ status: Int, to head: inout [UInt8]) {
+        head.append(contentsOf: Self.http11)
+        let code = (100...999).contains(status) ? status : 500
+        head.append(UInt8(48 + code / 100)); head.append(UInt8(48 + code / 10 % 10)); head.append(UInt8(48 + code % 10))
+        head.append(0x20)
+        head.append(contentsOf: Self.reason(code).utf8)
+        head.append(0x0D); head.append(0x0A)
+    }
+
+    static func appendDecimal(_ n: Int, to out: inout [UInt8]) {
+        if n < 10 { out.append(UInt8(48 + n)); return }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var v = n
+        withUnsafeMutableBytes(of: &digits) { buf in
+            while v > 0 { buf[count] = UInt8(48 + v % 10); v /= 10; count += 1 }
+            for i in stride(from: count - 1, through: 0, by: -1) { out.append(buf[i]) }
+        }
+    }
+
+    static func appendHex(_ n: Int, to out: inout [UInt8]) {
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        var shift = (Int.bitWidth - n.leadingZeroBitCount + 3) / 4 * 4 - 4
+        if n == 0 { out.append(0x30); return }
+        while shift >= 0 { out.append(hex[(n >> shift) & 0xF]); shift -= 4 }
+    }
+
+    static let http11: [UInt8] = Array("HTTP/1.1 ".utf8)
+    static let contentLengthPrefix: [UInt8] = Array("Content-Length: ".utf8)
+    static let connectionClose: [UInt8] = Array("Connection: close\r\n".utf8)
+    static let connectionKeepAlive: [UInt8] = Array("Connection: keep-alive\r\n".utf8)
+    static let transferChunked: [UInt8] = Array("Transfer-Encoding: chunked\r\n".utf8)
+    static let continue100: [UInt8] = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+    static let crlf: [UInt8] = [0x0D, 0x0A]
+    static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
+
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 100: return "Continue"
+        case 101: return "Switching Protocols"
+        case 200: return "OK"
+        case 201: return "Created"
+        case 202: return "Accepted"
+        case 204: return "No Content"
+        case 206: return "Partial Content"
+        case 301: return "Moved Permanently"
+        case 302: return "Found"
+        case 303: return "See Other"
+        case 304: return "Not Modified"
+        case 307: return "Temporary Redirect"
+        case 308: return "Permanent Redirect"
+        case 400: return "Bad Request"
+        case 401: return "Unauthorized"
+        case 403: return "Forbidden"
+        case 404: return "Not Found"
+        case 405: return "Method Not Allowed"
+        case 406: return "Not Acceptable"
+        case 408: return "Request Timeout"
+        case 409: return "Conflict"
+        case 410: return "Gone"
+        case 411: return "Length Required"
+        case 412: return "Precondition Failed"
+        case 413: return "Content Too Large"
+        case 414: return "URI Too Long"
+        case 415: return "Unsupported Media Type"
+        case 417: return "Expectation Failed"
+        case 422: return "Unprocessable Content"
+        case 425: return "Too Early"
+        case 428: return "Precondition Required"
+        case 429: return "Too Many Requests"
+        case 431: return "Request Header Fields Too Large"
+        case 500: return "Internal Server Error"
+        case 501: return "Not Implemented"
+        case 502: return "Bad Gateway"
+        case 503: return "Service Unavailable"
+        case 504: return "Gateway Timeout"
+        case 505: return "HTTP Version Not Supported"
+        default: return "Status"
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import Synchronization
+
+/// State every loop of one server shares: configuration, handler, counters, the shutdown flag.
+final class ServerCore: Sendable {
+    let configuration: HTTPServerConfiguration
+    let handler: any HTTPHandler
+    let limits: HTTPParserLimits
+    let timeouts: ConnectionTimer.Timeouts
+    let openConnections = Atomic<Int>(0)
+    let shuttingDown = Atomic<Bool>(false)
+
+    init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
+        self.configuration = configuration
+        self.handler = handler
+        self.limits = configuration.parserLimits
+        func ms(_ d: Duration) -> Int64 {
+            let c = d.components
+            return c.seconds * 1_000 + c.attoseconds / 1_000_000_000_000_000
+        }
+        self.timeouts = ConnectionTimer.Timeouts(header: ms(configuration.headerTimeout), idle: ms(configuration.idleTimeout),
+                                                 body: ms(configuration.bodyTimeout),
+                                                 linger: min(2_000, ms(configuration.idleTimeout)))
+    }
+}

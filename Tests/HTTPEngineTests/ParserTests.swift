@@ -1,0 +1,144 @@
+import XCTest
+@testable import HTTPEngine
+
+/// The parser without sockets: every framing rule, and the same result however the bytes are sliced.
+final class ParserTests: XCTestCase {
+    func assertAllSlicings(_ text: String, _ expected: [ParseOutcome], limits: HTTPParserLimits = HTTPParserLimits(),
+                           file: StaticString = #filePath, line: UInt = #line) {
+        for slice in [0, 1, 2, 3, 7, 64] {
+            XCTAssertEqual(drive(text, slice: slice, limits: limits), expected, "slice \(slice)", file: file, line: line)
+        }
+    }
+
+    func testSimpleGetAndPipelining() {
+        assertAllSlicings("GET /a?x=1 HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n", [
+            .request(method: "GET", target: "/a?x=1", body: "", keepAlive: true),
+            .request(method: "GET", target: "/b", body: "", keepAlive: true),
+        ])
+    }
+
+    func testContentLengthBody() {
+        assertAllSlicings("POST /e HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhelloGET / HTTP/1.1\r\nHost: h\r\n\r\n", [
+            .request(method: "POST", target: "/e", body: "hello", keepAlive: true),
+            .request(method: "GET", target: "/", body: "", keepAlive: true),
+        ])
+    }
+
+    func testChunkedBodyWithExtensionsAndTrailers() {
+        assertAllSlicings("POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5;name=value\r\nhello\r\n6 ; x\r\n world\r\n0\r\nTrailer-A: 1\r\n\r\n", [
+            .request(method: "POST", target: "/c", body: "hello world", keepAlive: true),
+        ])
+    }
+
+    func testConnectionTokenListAndVersions() {
+        assertAllSlicings("GET / HTTP/1.1\r\nHost: h\r\nConnection: upgrade, Close\r\n\r\n", [.request(method: "GET", target: "/", body: "", keepAlive: false)])
+        assertAllSlicings("GET / HTTP/1.0\r\n\r\n", [.request(method: "GET", target: "/", body: "", keepAlive: false)])
+        assertAllSlicings("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n", [.request(method: "GET", target: "/", body: "", keepAlive: true)])
+    }
+
+    func testBareLFAndLeadingEmptyLinesAccepted() {
+        assertAllSlicings("\r\nGET / HTTP/1.1\nHost: h\n\n", [.request(method: "GET", target: "/", body: "", keepAlive: true)])
+    }
+
+    func testExpectContinueReportedBeforeBody() {
+        assertAllSlicings("POST / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nok", [
+            .expectContinue, .request(method: "POST", target: "/", body: "ok", keepAlive: true),
+        ])
+    }
+
+    func testRefusals() {
+        let cases: [(String, Int)] = [
+            ("GET  / HTTP/1.1\r\nHost: h\r\n\r\n", 400),                                  // two spaces
+            ("GE(T / HTTP/1.1\r\nHost: h\r\n\r\n", 400),                                 // method not a token
+            ("GET / HTTX/1.1\r\nHost: h\r\n\r\n", 400),
+            ("GET / HTTP/2.0\r\nHost: h\r\n\r\n", 505),
+            ("GET nothing HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+            ("GET / HTTP/1.1\r\nBad Name: v\r\nHost: h\r\n\r\n", 400),
+            ("GET / HTTP/1.1\r\nName : v\r\nHost: h\r\n\r\n", 400),
+            ("GET / HTTP/1.1\r\nHost: h\r\nX: a\u{01}b\r\n\r\n", 400),
+            ("GET / HTTP/1.1\r\nHost: h\r\nX: a\r\n  folded\r\n\r\n", 400),
+            ("GET / HTTP/1.1\r\nHost: h\r\nX: a\rb\r\n\r\n", 400),                       // bare CR
+            ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1x\r\n\r\n", 400),
+            ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: -1\r\n\r\n", 400),
+            ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", 400),
+            ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", 400),
+            ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 400),
+            ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
+            ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n", 400),
+            ("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", 400),
+            ("GET / HTTP/1.1\r\n\r\n", 400),                                              // no Host
+            ("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
+            ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 2000000\r\n\r\n", 413),
+            ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999999999999999999\r\n\r\n", 413),
+        ]
+        for (text, status) in cases {
+            for slice in [0, 1, 5] {
+                XCTAssertEqual(drive(text, slice: slice).last, .error(status), "\(text.debugDescription) slice \(slice)")
+            }
+        }
+    }
+
+    func testIdenticalContentLengthsAccepted() {
+        assertAllSlicings("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 2, 2\r\nContent-Length: 2\r\n\r\nab", [
+            .request(method: "POST", target: "/", body: "ab", keepAlive: true),
+        ])
+    }
+
+    func testLimits() {
+        let limits = HTTPParserLimits(maxHeaderBytes: 200, maxHeaderCount: 3, maxTargetBytes: 50, maxBodyBytes: 10)
+        let longTarget = "GET /" + String(repeating: "a", count: 60) + " HTTP/1.1\r\nHost: h\r\n\r\n"
+        XCTAssertEqual(drive(longTarget, limits: limits), [.error(414)])
+        // Without the line end the target is refused as soon as it cannot fit, not buffered forever.
+        XCTAssertEqual(drive("GET /" + String(repeating: "a", count: 500), limits: limits), [.error(414)])
+        XCTAssertEqual(drive("GET / HTTP/1.1\r\nHost: h\r\nX: " + String(repeating: "v", count: 300) + "\r\n\r\n", limits: limits), [.error(431)])
+        XCTAssertEqual(drive("GET / HTTP/1.1\r\nHost: h\r\nX: " + String(repeating: "v", count: 300), limits: limits), [.error(431)])
+        XCTAssertEqual(drive("GET / HTTP/1.1\r\nHost: h\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", limits: limits), [.error(431)])
+        XCTAssertEqual(drive("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n8\r\n12345678\r\n8\r\n", limits: limits), [.error(413)])
+    }
+
+    /// Found by the fuzzer: a long method followed by a long target gave 414 whole but 400 byte by byte.
+    func testLongRequestLineVerdictDoesNotDependOnSlicing() {
+        let limits = HTTPParserLimits(maxHeaderBytes: 256, maxHeaderCount: 8, maxTargetBytes: 64, maxBodyBytes: 128)
+        let line = "G" + String(repeating: "a", count: 60) + " /" + String(repeating: "b", count: 100) + " HTTP/1.1\r\nHost: h\r\n\r\n"
+        for slice in [0, 1, 2, 50] { XCTAssertEqual(drive(line, slice: slice, limits: limits), [.error(414)], "slice \(slice)") }
+        // The CR of CRLF is not part of the target, even while the LF has not arrived.
+        let exact = "GET /" + String(repeating: "c", count: 63) + "\r\nHost: h\r\n\r\n"
+        for slice in [0, 1, 69] { XCTAssertEqual(drive(exact, slice: slice, limits: limits), [.error(400)], "slice \(slice)") }
+        let longMethod = String(repeating: "M", count: 70) + " / HTTP/1.1\r\nHost: h\r\n\r\n"
+        for slice in [0, 1, 9] { XCTAssertEqual(drive(longMethod, slice: slice, limits: limits), [.error(400)], "slice \(slice)") }
+    }
+
+    func testQueryItemsDecode() {
+        let request = HTTPRequest(method: "GET", target: "/p/a%20b?x=1&name=J%C3%B6rg+M&flag&e=")
+        XCTAssertEqual(request.path, "/p/a%20b")
+        XCTAssertEqual(request.query, "x=1&name=J%C3%B6rg+M&flag&e=")
+        let items = request.queryItems()
+        XCTAssertEqual(items.map(\.name), ["x", "name", "flag", "e"])
+        XCTAssertEqual(items.map(\.value), ["1", "Jörg M", "", ""])
+        XCTAssertEqual(HTTPRequest(method: "GET", target: "http://h:1/z?q").path, "/z")
+        XCTAssertEqual(HTTPRequest(method: "GET", target: "/bad%zz%").queryItems().count, 0)
+    }
+
+    func testHeadersCaseInsensitive() {
+        var headers = HTTPHeaders()
+        headers.add("X-One", "1")
+        headers.add("x-one", "2")
+        XCTAssertEqual(headers["X-ONE"], "1")
+        XCTAssertEqual(headers.values("x-One"), ["1", "2"])
+        headers.set("X-ONE", "3")
+        XCTAssertEqual(headers.values("x-one"), ["3"])
+    }
+
+    /// Arbitrary bytes never trap and give the same verdict however they are sliced.
+    func testRandomBytesAreSafeAndSliceIndependent() {
+        var rng = SystemRandomNumberGenerator()
+        let alphabet = Array("GET POST / HTTP/1.1\r\n:Host: Content-Length: 3 Transfer-Encoding: chunked 0 a ;\t".utf8) + [0, 0x7F, 0xFF]
+        for _ in 0..<500 {
+            let n = Int.random(in: 0..<200, using: &rng)
+            let bytes = (0..<n).map { _ in alphabet.randomElement(using: &rng) ?? 0 }
+            let whole = drive(bytes)
+            XCTAssertEqual(drive(bytes, slice: 1), whole)
+            XCTAssertEqual(drive(bytes, slice: 13), whole)
+        }
+    }
+}

@@ -1,5 +1,0 @@
-import XCTest
-
-final class HTTPEngineTestsPlaceholder: XCTestCase {
-    func testPlaceholder() {}
-}

@@ -1,0 +1,165 @@
+import XCTest
+import Synchronization
+@testable import HTTPEngine
+
+/// Streaming responses: framing, cross-thread writes, replacement, the client going away.
+final class StreamTests: XCTestCase {
+    var server: HTTPServer?
+
+    override func tearDown() {
+        server?.shutdown()
+        server?.waitUntilStopped()
+        server = nil
+    }
+
+    final class Streams: @unchecked Sendable {  // guarded by its lock
+        let lock = NSLock()
+        var list: [HTTPStream] = []
+        func add(_ s: HTTPStream) { lock.lock(); list.append(s); lock.unlock() }
+        var all: [HTTPStream] { lock.lock(); defer { lock.unlock() }; return list }
+        func removeAll() { lock.lock(); list = []; lock.unlock() }
+    }
+
+    func testChunkedStreamFromAnotherThreadThenKeepAlive() throws {
+        let s = try startServer(handler: { request, responder in
+            guard request.path == "/s" else { return echoHandler(request, responder) }
+            let stream = responder.startStream(status: 200, headers: ["Content-Type": "text/event-stream"])
+            DispatchQueue.global().async {
+                for i in 0..<5 { XCTAssertTrue(stream.write(Array("event \(i)\n\n".utf8))) }
+                stream.finish()
+                XCTAssertFalse(stream.write(Array("after".utf8)))
+            }
+        })
+        server = s
+        let client = try RawClient(port: s.port)
+        client.send("GET /s HTTP/1.1\r\nHost: t\r\n\r\n")
+        let r = try XCTUnwrap(client.readResponse())
+        XCTAssertEqual(r.header("Transfer-Encoding"), "chunked")
+        XCTAssertEqual(r.text, (0..<5).map { "event \($0)\n\n" }.joined())
+        client.send("GET /next HTTP/1.1\r\nHost: t\r\n\r\n")
+        XCTAssertEqual(client.readResponse()?.text, "path=/next")
+    }
+
+    func testHTTP10StreamIsCloseDelimited() throws {
+        let s = try startServer(handler: { _, responder in
+            let stream = responder.startStream(status: 200, headers: [:])
+            stream.write(Array("abc".utf8))
+            stream.write(Array("def".utf8))
+            stream.finish()
+        })
+        server = s
+        let client = try RawClient(port: s.port)
+        client.send("GET / HTTP/1.0\r\n\r\n")
+        let r = try XCTUnwrap(client.readResponse())
+        XCTAssertEqual(r.header("Connection"), "close")
+        XCTAssertEqual(r.text, "abcdef")
+    }
+
+    func testReplacePendingDropsQueuedChunks() throws {
+        let streams = Streams()
+        let opened = expectation(description: "stream opened")
+        let s = try startServer(handler: { _, responder in
+            let stream = responder.startStream(status: 200, headers: [:])
+            streams.add(stream)
+            opened.fulfill()
+        })
+        server = s
+        let client = try RawClient(port: s.port)
+        client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+        wait(for: [opened], timeout: 5)
+        let stream = try XCTUnwrap(streams.all.first)
+        XCTAssertNotNil(client.readResponse(head: true))
+        // The client does not read: fill the socket until chunks stay queued, then replace them.
+        let big = [UInt8](repeating: 0x61, count: 64 << 10)
+        var writes = 0
+        while stream.pendingBytes < (1 << 20) && writes < 400 { stream.write(big); writes += 1 }
+        XCTAssertGreaterThan(stream.pendingBytes, 0)
+        stream.replacePending(with: Array("SNAPSHOT".utf8))
+        XCTAssertLessThan(stream.pendingBytes, 1 << 20)
+        stream.finish()
+        var body: [UInt8] = []
+        while let chunk = client.readChunk() { body.append(contentsOf: chunk) }
+        XCTAssertTrue(String(decoding: body.suffix(8), as: UTF8.self) == "SNAPSHOT")
+        XCTAssertLessThan(body.count, writes * big.count, "some queued chunks were dropped")
+    }
+
+    func testBufferIsBoundedAndDrainIsSignalled() throws {
+        let streams = Streams()
+        let opened = expectation(description: "stream opened")
+        let s = try startServer({ $0.maxStreamBufferBytes = 256 << 10 }, handler: { _, responder in
+            streams.add(responder.startStream(status: 200, headers: [:]))
+            opened.fulfill()
+        })
+        server = s
+        let client = try RawClient(port: s.port)
+        client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+        wait(for: [opened], timeout: 5)
+        let stream = try XCTUnwrap(streams.all.first)
+        let drained = expectation(description: "drained")
+        XCTAssertTrue(stream.write(Array("small".utf8)))
+        stream.onDrain { drained.fulfill() }
+        wait(for: [drained], timeout: 5)
+        XCTAssertEqual(stream.pendingBytes, 0)
+        // The client stops reading: past the bound the stream is closed and writes say so.
+        let closed = expectation(description: "closed")
+        stream.onClose { closed.fulfill() }
+        let chunk = [UInt8](repeating: 0x7A, count: 32 << 10)
+        var accepted = 0
+        while stream.write(chunk) && accepted < 10_000 { accepted += 1 }
+        XCTAssertLessThan(accepted, 10_000)
+        wait(for: [closed], timeout: 5)
+        XCTAssertFalse(stream.write(chunk))
+        XCTAssertTrue(stream.isClosed)
+    }
+
+    func testClientGoneIsNoticedAtOnce() throws {
+        let closed = expectation(description: "onClose")
+        let s = try startServer(handler: { _, responder in
+            let stream = responder.startStream(status: 200, headers: [:])
+            stream.onClose { closed.fulfill() }
+        })
+        server = s
+        let client = try RawClient(port: s.port)
+        client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+        XCTAssertNotNil(client.readResponse(head: true))
+        client.abort()
+        wait(for: [closed], timeout: 2)
+    }
+
+    func testThousandStreamsKilledReturnDescriptorsAndMemory() throws {
+        let streams = Streams()
+        let s = try startServer(handler: { _, responder in
+            let stream = responder.startStream(status: 200, headers: ["Content-Type": "text/event-stream"])
+            stream.write(Array(": hello\n\n".utf8))
+            streams.add(stream)
+        })
+        server = s
+        func round() throws {
+            let closed = expectation(description: "1000 onClose")
+            closed.expectedFulfillmentCount = 1_000
+            var clients: [RawClient] = []
+            for _ in 0..<1_000 {
+                let c = try RawClient(port: s.port)
+                c.send("GET /events HTTP/1.1\r\nHost: t\r\n\r\n")
+                clients.append(c)
+            }
+            for c in clients {
+                XCTAssertEqual(c.readResponse(head: true)?.status, 200)
+                XCTAssertNotNil(c.readChunk())
+            }
+            XCTAssertEqual(s.openConnections, 1_000)
+            for stream in streams.all { stream.onClose { closed.fulfill() } }
+            clients.removeAll()   // closes every client socket, as killing the process would
+            wait(for: [closed], timeout: 10)
+            streams.removeAll()
+            XCTAssertTrue(waitUntil { s.openConnections == 0 })
+        }
+        try round()   // warms up tables and allocator arenas
+        let fdsBefore = openDescriptorCount()
+        let rssBefore = residentBytes()
+        try round()
+        XCTAssertTrue(waitUntil { openDescriptorCount() <= fdsBefore }, "fds \(openDescriptorCount()) vs \(fdsBefore)")
+        let growth = residentBytes() - rssBefore
+        XCTAssertLessThan(growth, 4 << 20, "RSS grew by \(growth) bytes")
+    }
+}
