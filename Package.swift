@@ -21,7 +21,7 @@ let package = Package(
         // The session API of ../shared/API.md on top of the three above.
         .target(name: "StorehouseServer", dependencies: ["StoreCore", "StoreKinds", "HTTPEngine", "Journal"]),
         .executableTarget(name: "storehouse", dependencies: ["StorehouseServer"]),
-        .executableTarget(name: "storehouse-bench", dependencies: ["StoreCore", "StoreKinds", "HTTPEngine", "Journal"]),
+        .executableTarget(name: "storehouse-bench", dependencies: ["StoreCore", "StoreKinds", "HTTPEngine", "Journal", "StorehouseServer"]),
 
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore"]),
         .testTarget(name: "StoreKindsTests", dependencies: ["StoreCore", "StoreKinds"]),

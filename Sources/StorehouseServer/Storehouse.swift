@@ -64,7 +64,8 @@ public final class Storehouse: Sendable {
         if let journal {
             let started = ContinuousClock.now
             let report = Recovery.run(journal: journal, registry: registry)
-            ServerLog.info("recovered \(report.sessions) sessions, \(report.actions) actions in \(ContinuousClock.now - started); \(report.failures) failed")
+            let total = (ContinuousClock.now - started) / .seconds(1)
+            ServerLog.info("recovered \(report.sessions) sessions, \(report.actions) actions in \(String(format: "%.3f", total)) s (reading \(String(format: "%.3f", report.readSeconds)) s); \(report.failures) failed")
         }
         readiness.set(.ready)
     }

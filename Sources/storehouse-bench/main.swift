@@ -7,9 +7,11 @@ case "core":
     runCoreBench(Array(arguments.dropFirst()))
 case "journal":
     runJournalBench(Array(arguments.dropFirst()))
+case "recovery":
+    runRecoveryBench(Array(arguments.dropFirst()))
 case "http-server":
     runEngineBenchServer(Array(arguments.dropFirst()))
 default:
-    print("usage: storehouse-bench core | journal [DIR] | http-server [--port N]")
+    print("usage: storehouse-bench core | journal [DIR] | recovery [DIR] [SESSIONS] [ACTIONS] | http-server [--port N]")
     exit(2)
 }

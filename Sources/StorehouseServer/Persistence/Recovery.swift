@@ -9,11 +9,17 @@ import Synchronization
 /// Reducers are pure and every action carries its own time, so replaying the journal
 /// gives byte-identical state. Effects are not rerun: what they fed back is journaled too.
 enum Recovery {
-    struct Report { var sessions = 0, actions = 0, failures = 0 }
+    struct Report {
+        var sessions = 0, actions = 0, failures = 0
+        /// Time spent reading and checking the files, before any replay.
+        var readSeconds = 0.0
+    }
 
     static func run(journal: Journal, registry: SessionRegistry) -> Report {
+        let readStarted = ContinuousClock.now
         let recovered = journal.recover()
         var report = Report()
+        report.readSeconds = (ContinuousClock.now - readStarted) / .seconds(1)
         for failure in recovered.failures {
             ServerLog.error("session \(failure.id) not recovered: \(failure.reason); its files are left for inspection")
         }

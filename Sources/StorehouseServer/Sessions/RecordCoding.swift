@@ -41,47 +41,123 @@ enum RecordCoding {
     }
 
     /// A journal record: the action, and on a request's last action its idempotency mark.
+    ///
+    /// Binary, little-endian, so replay parses JSON only for a payload or meta that exists:
+    /// `u8 format=1, u8 source, i64 at, u32 len + type, u32 len + payload JSON (0xFFFFFFFF: none),
+    /// u32 len + meta JSON (same), u8 mark?, [u32 len + key, 32-byte body hash, i64 first version, u8 minimal]`.
+    /// The journal frames and checksums it; these bytes are the server's alone.
     static func journalRecord(_ record: ActionRecord, mark: IdempotencyMark?) -> [UInt8] {
-        var bytes = Array(#"{"action":"#.utf8)
-        bytes += action(record)
+        var out: [UInt8] = []
+        out.reserveCapacity(32 + record.type.utf8.count)
+        out.append(journalFormat)
+        out.append(record.source == .client ? 0 : 1)
+        appendInteger(UInt64(bitPattern: record.at), to: &out)
+        appendBlob(Array(record.type.utf8), to: &out)
+        appendOptionalJSON(record.payload, to: &out)
+        appendOptionalJSON(record.meta, to: &out)
         if let mark {
-            var w = JSONWriter()
-            w.bytes.append(contentsOf: #","idempotency":{"key":"#.utf8)
-            w.bytes += JSONValue.string(mark.key).encoded()
-            w.bytes.append(contentsOf: #","hash":"#.utf8)
-            w.bytes += JSONValue.string(Secrets.hex(mark.bodyHash)).encoded()
-            w.bytes.append(contentsOf: #","first":"#.utf8)
-            w.bytes.append(contentsOf: String(mark.firstVersion).utf8)
-            w.bytes.append(contentsOf: #","minimal":"#.utf8)
-            w.bytes.append(contentsOf: (mark.minimal ? "true" : "false").utf8)
-            w.bytes.append(UInt8(ascii: "}"))
-            bytes += w.bytes
+            out.append(1)
+            appendBlob(Array(mark.key.utf8), to: &out)
+            out += mark.bodyHash.count == 32 ? mark.bodyHash : [UInt8](repeating: 0, count: 32)
+            appendInteger(UInt64(bitPattern: Int64(mark.firstVersion)), to: &out)
+            out.append(mark.minimal ? 1 : 0)
+        } else {
+            out.append(0)
         }
-        bytes.append(UInt8(ascii: "}"))
-        return bytes
+        return out
     }
 
     struct DecodeError: Error, CustomStringConvertible { let description: String }
 
     /// Reads a journal record back.
     static func decodeJournalRecord(_ bytes: [UInt8]) throws -> (ActionRecord, IdempotencyMark?) {
-        guard case .object(let object) = try JSONReader.parse(bytes),
-              let action = object["action"] else { throw DecodeError(description: "record has no action") }
-        let record = try decodeAction(action)
+        var reader = ByteReader(bytes: bytes)
+        guard try reader.byte() == journalFormat else { throw DecodeError(description: "unknown record format") }
+        let source: ActionSource = try reader.byte() == 0 ? .client : .effect
+        let at = Int64(bitPattern: try reader.integer())
+        let type = try reader.string()
+        let payload = try reader.optionalJSON()
+        let meta = try reader.optionalJSON()
         var mark: IdempotencyMark?
-        if case .object(let idem)? = object["idempotency"],
-           case .string(let key)? = idem["key"], case .string(let hash)? = idem["hash"],
-           case .int(let first)? = idem["first"], case .bool(let minimal)? = idem["minimal"] {
-            mark = IdempotencyMark(key: key, bodyHash: SnapshotCoding.hexBytes(hash), firstVersion: first, minimal: minimal)
+        if try reader.byte() == 1 {
+            let key = try reader.string()
+            let hash = try reader.take(32)
+            let first = Int(Int64(bitPattern: try reader.integer()))
+            mark = IdempotencyMark(key: key, bodyHash: hash, firstVersion: first, minimal: try reader.byte() == 1)
         }
-        return (record, mark)
+        return (ActionRecord(type: type, payload: payload, meta: meta, at: at, source: source), mark)
     }
 
-    static func decodeAction(_ value: JSONValue) throws -> ActionRecord {
-        guard case .object(let o) = value, case .string(let type)? = o["type"],
-              case .string(let at)? = o["at"], let millis = Timestamp.millis(iso8601: at),
-              case .string(let sourceText)? = o["source"], let source = ActionSource(rawValue: sourceText)
-        else { throw DecodeError(description: "record is not a logged action") }
-        return ActionRecord(type: type, payload: o["payload"], meta: o["meta"], at: millis, source: source)
+    private static let journalFormat: UInt8 = 1
+    private static let absent: UInt32 = .max
+
+    private static func appendInteger(_ value: UInt64, to out: inout [UInt8]) {
+        for shift in stride(from: 0, to: 64, by: 8) { out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+
+    private static func appendLength(_ value: UInt32, to out: inout [UInt8]) {
+        for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+    }
+
+    private static func appendBlob(_ bytes: [UInt8], to out: inout [UInt8]) {
+        appendLength(UInt32(bytes.count), to: &out)
+        out += bytes
+    }
+
+    private static func appendOptionalJSON(_ value: JSONValue?, to out: inout [UInt8]) {
+        guard let value else { return appendLength(absent, to: &out) }
+        appendBlob(value.encoded(), to: &out)
+    }
+
+    /// A cursor over a record; every read checks the bounds, so a damaged record is an error, never a trap.
+    private struct ByteReader {
+        let bytes: [UInt8]
+        var offset = 0
+
+        mutating func take(_ count: Int) throws -> [UInt8] {
+            try need(count)
+            defer { offset += count }
+            return Array(bytes[offset..<(offset + count)])
+        }
+
+        private func need(_ count: Int) throws {
+            guard count >= 0, offset + count <= bytes.count else { throw DecodeError(description: "record ends early") }
+        }
+
+        mutating func byte() throws -> UInt8 {
+            try need(1)
+            defer { offset += 1 }
+            return bytes[offset]
+        }
+
+        mutating func integer() throws -> UInt64 {
+            try need(8)
+            var value: UInt64 = 0
+            for i in 0..<8 { value |= UInt64(bytes[offset + i]) << UInt64(i * 8) }
+            offset += 8
+            return value
+        }
+
+        mutating func length() throws -> UInt32 {
+            try need(4)
+            var value: UInt32 = 0
+            for i in 0..<4 { value |= UInt32(bytes[offset + i]) << UInt32(i * 8) }
+            offset += 4
+            return value
+        }
+
+        /// A UTF-8 run read straight from the record, without an intermediate array.
+        mutating func string() throws -> String {
+            let count = Int(try length())
+            try need(count)
+            defer { offset += count }
+            return String(decoding: bytes[offset..<(offset + count)], as: UTF8.self)
+        }
+
+        mutating func optionalJSON() throws -> JSONValue? {
+            let count = try length()
+            guard count != absent else { return nil }
+            return try JSONReader.parse(try take(Int(count)), maxDepth: 10_000)
+        }
     }
 }
