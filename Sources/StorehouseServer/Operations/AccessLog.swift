@@ -27,9 +27,9 @@ public final class AccessLog: Sendable {
 
     public func record(method: String, path: String, status: Int, seconds: Double, now: Int64) {
         guard enabled else { return }
-        let line = AccessLogFormatting.line(method: method, path: path, status: status, seconds: seconds, now: now)
+        // Written straight into the shared buffer: no String per line on the I/O thread.
         let full = buffer.withLock { bytes -> Bool in
-            bytes.append(contentsOf: line.utf8)
+            AccessLogFormatting.append(method: method, path: path, status: status, seconds: seconds, now: now, to: &bytes)
             return bytes.count >= flushLimit
         }
         if full { flush() }
@@ -54,10 +54,37 @@ public final class AccessLog: Sendable {
     }
 }
 
-/// The access log's line format.
+/// The access log's line format: `<time> <method> <path> <status> <ms>ms`, where `path`
+/// is the request path without its query (so never an `access_token`).
 enum AccessLogFormatting {
-    /// `<time> <method> <path> <status> <ms>ms`; `path` is the request path without its query.
+    static func append(method: String, path: String, status: Int, seconds: Double, now: Int64, to bytes: inout [UInt8]) {
+        Timestamp.append(millis: now, to: &bytes)
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(contentsOf: method.utf8)
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(contentsOf: path.utf8)
+        bytes.append(UInt8(ascii: " "))
+        appendDecimal(status, to: &bytes)
+        bytes.append(UInt8(ascii: " "))
+        // Milliseconds with three decimals, from integer microseconds.
+        let micros = max(0, Int((seconds * 1_000_000).rounded()))
+        appendDecimal(micros / 1_000, to: &bytes)
+        bytes.append(UInt8(ascii: "."))
+        let fraction = micros % 1_000
+        bytes.append(UInt8(48 + fraction / 100))
+        bytes.append(UInt8(48 + fraction / 10 % 10))
+        bytes.append(UInt8(48 + fraction % 10))
+        bytes.append(contentsOf: "ms\n".utf8)
+    }
+
     static func line(method: String, path: String, status: Int, seconds: Double, now: Int64) -> String {
-        "\(Timestamp.iso8601(millis: now)) \(method) \(path) \(status) \(String(format: "%.3f", seconds * 1000))ms\n"
+        var bytes: [UInt8] = []
+        append(method: method, path: path, status: status, seconds: seconds, now: now, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
+        if value >= 10 { appendDecimal(value / 10, to: &bytes) }
+        bytes.append(UInt8(48 + value % 10))
     }
 }

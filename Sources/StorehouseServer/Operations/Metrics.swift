@@ -15,15 +15,24 @@ public final class Metrics: Sendable {
     /// Upper bounds of the request-duration histogram, in seconds.
     static let buckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
 
+    /// Methods the API serves get their own label; anything else counts as "other".
+    static let methods = ["GET", "HEAD", "POST", "DELETE", "other"]
+
     private struct Counts {
-        var requests: [RequestKey: Int] = [:]
-        var durationBuckets: [Route: [Int]] = [:]
-        var durationSum: [Route: Double] = [:]
-        var durationCount: [Route: Int] = [:]
+        /// Keyed by `RequestKey.packed`, an Int, so counting a request hashes no string.
+        var requests: [Int: Int] = [:]
+        var durationBuckets = [[Int]](repeating: [Int](repeating: 0, count: Metrics.buckets.count), count: Route.allCases.count)
+        var durationSum = [Double](repeating: 0, count: Route.allCases.count)
+        var durationCount = [Int](repeating: 0, count: Route.allCases.count)
         var actions: [ActionKey: Int] = [:]
         var droppedToSnapshot = 0
     }
-    private struct RequestKey: Hashable { let route: Route; let method: String; let status: Int }
+    private struct RequestKey {
+        let route: Int, method: Int, status: Int
+        var packed: Int { route << 24 | method << 16 | status }
+        init(route: Int, method: Int, status: Int) { (self.route, self.method, self.status) = (route, method, status) }
+        init(packed: Int) { self.init(route: packed >> 24, method: packed >> 16 & 0xFF, status: packed & 0xFFFF) }
+    }
     private struct ActionKey: Hashable { let kind: String; let source: String }
 
     private let counts = Mutex(Counts())
@@ -35,13 +44,15 @@ public final class Metrics: Sendable {
     }
 
     public func recordRequest(route: Route, method: String, status: Int, seconds: Double) {
+        let routeIndex = Route.allCases.firstIndex(of: route) ?? 0
+        let methodIndex = Self.methods.firstIndex(of: method) ?? Self.methods.count - 1
+        let key = RequestKey(route: routeIndex, method: methodIndex, status: min(max(status, 0), 0xFFFF)).packed
+        let bucket = Self.buckets.firstIndex(where: { seconds <= $0 })
         counts.withLock { c in
-            c.requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
-            var bucket = c.durationBuckets[route] ?? [Int](repeating: 0, count: Self.buckets.count)
-            if let index = Self.buckets.firstIndex(where: { seconds <= $0 }) { bucket[index] += 1 }
-            c.durationBuckets[route] = bucket
-            c.durationSum[route, default: 0] += seconds
-            c.durationCount[route, default: 0] += 1
+            c.requests[key, default: 0] += 1
+            if let bucket { c.durationBuckets[routeIndex][bucket] += 1 }
+            c.durationSum[routeIndex] += seconds
+            c.durationCount[routeIndex] += 1
         }
     }
 
@@ -75,20 +86,22 @@ public final class Metrics: Sendable {
             out += "storehouse_actions_total{kind=\"\(key.kind)\",source=\"\(key.source)\"} \(value)\n"
         }
         out += "# HELP storehouse_http_requests_total HTTP requests answered, by route, method and status.\n# TYPE storehouse_http_requests_total counter\n"
-        for (key, value) in c.requests.sorted(by: { ($0.key.route.rawValue, $0.key.method, $0.key.status) < ($1.key.route.rawValue, $1.key.method, $1.key.status) }) {
-            out += "storehouse_http_requests_total{route=\"\(key.route.rawValue)\",method=\"\(key.method)\",status=\"\(key.status)\"} \(value)\n"
+        let routes = Route.allCases
+        for (packed, value) in c.requests.sorted(by: { $0.key < $1.key }) {
+            let key = RequestKey(packed: packed)
+            out += "storehouse_http_requests_total{route=\"\(routes[key.route].rawValue)\",method=\"\(Self.methods[key.method])\",status=\"\(key.status)\"} \(value)\n"
         }
         out += "# HELP storehouse_http_request_duration_seconds Time from a parsed request to its answer.\n# TYPE storehouse_http_request_duration_seconds histogram\n"
-        for route in Route.allCases {
-            guard let bucket = c.durationBuckets[route] else { continue }
+        for (index, route) in routes.enumerated() where c.durationCount[index] > 0 {
+            let bucket = c.durationBuckets[index]
             var cumulative = 0
             for (index, bound) in Self.buckets.enumerated() {
                 cumulative += bucket[index]
                 out += "storehouse_http_request_duration_seconds_bucket{route=\"\(route.rawValue)\",le=\"\(bound)\"} \(cumulative)\n"
             }
-            let total = c.durationCount[route] ?? 0
+            let total = c.durationCount[index]
             out += "storehouse_http_request_duration_seconds_bucket{route=\"\(route.rawValue)\",le=\"+Inf\"} \(total)\n"
-            out += "storehouse_http_request_duration_seconds_sum{route=\"\(route.rawValue)\"} \(c.durationSum[route] ?? 0)\n"
+            out += "storehouse_http_request_duration_seconds_sum{route=\"\(route.rawValue)\"} \(c.durationSum[index])\n"
             out += "storehouse_http_request_duration_seconds_count{route=\"\(route.rawValue)\"} \(total)\n"
         }
         return out
