@@ -24,15 +24,15 @@ enum EventFrames {
     }
 
     static func output(version: Int, output: StoreOutput) -> [UInt8] {
-        var w = JSONWriter()
-        w.bytes += Array("event: output\ndata: {\"version\":\(version),\"output\":{\"type\":".utf8)
-        w.bytes += JSONValue.string(output.type).encoded()
+        var out: [UInt8] = []
+        out += Array("event: output\ndata: {\"version\":\(version),\"output\":{\"type\":".utf8)
+        out += JSONValue.string(output.type).encoded()
         if let payload = output.payload {
-            w.bytes += Array(",\"payload\":".utf8)
-            w.bytes += payload.encoded()
+            out += Array(",\"payload\":".utf8)
+            out += payload.encoded()
         }
-        w.bytes += Array("}}\n\n".utf8)
-        return w.bytes
+        out += Array("}}\n\n".utf8)
+        return out
     }
 
     static func end(reason: String) -> [UInt8] {

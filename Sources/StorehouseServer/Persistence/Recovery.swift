@@ -103,10 +103,10 @@ extension Session {
         lock.withLock {
             if !changes.isEmpty, let baseState {
                 // The kept state at the snapshot is what time travel replays from.
-                var w = JSONWriter()
-                w.bytes += baseState.encoded()
+                var out: [UInt8] = []
+                out += baseState.encoded()
                 keptStates = KeptStates(byteBudget: context.keptStateBudget)
-                keptStates.add(version: baseVersion, bytes: w.bytes)
+                keptStates.add(version: baseVersion, bytes: out)
                 keptStates.add(version: store.version, bytes: store.encodeState())
             } else if !changes.isEmpty {
                 keptStates = KeptStates(byteBudget: context.keptStateBudget)

@@ -6,21 +6,21 @@ import StoreCore
 /// restart even after the records that set them are compacted away.
 enum SnapshotCoding {
     static func encode(version: Int, state: [UInt8], updatedAt: Int64, idempotency: IdempotencyCache) -> [UInt8] {
-        var w = JSONWriter()
-        w.bytes += Array(#"{"version":\#(version),"updatedAt":\#(updatedAt),"idempotency":["#.utf8)
+        var out: [UInt8] = []
+        out += Array(#"{"version":\#(version),"updatedAt":\#(updatedAt),"idempotency":["#.utf8)
         var first = true
         for (key, entry) in idempotency.entries.sorted(by: { $0.value.createdAt < $1.value.createdAt }) where entry.lastVersion <= version {
-            if !first { w.bytes.append(UInt8(ascii: ",")) }
+            if !first { out.append(UInt8(ascii: ",")) }
             first = false
-            w.bytes += Array(#"{"key":"#.utf8)
-            w.bytes += JSONValue.string(key).encoded()
-            w.bytes += Array(#","hash":""#.utf8) + Array(Secrets.hex(entry.bodyHash).utf8)
-            w.bytes += Array(#"","first":\#(entry.firstVersion),"last":\#(entry.lastVersion),"minimal":\#(entry.minimal),"createdAt":\#(entry.createdAt)}"#.utf8)
+            out += Array(#"{"key":"#.utf8)
+            out += JSONValue.string(key).encoded()
+            out += Array(#","hash":""#.utf8) + Array(Secrets.hex(entry.bodyHash).utf8)
+            out += Array(#"","first":\#(entry.firstVersion),"last":\#(entry.lastVersion),"minimal":\#(entry.minimal),"createdAt":\#(entry.createdAt)}"#.utf8)
         }
-        w.bytes += Array(#"],"state":"#.utf8)
-        w.bytes += state
-        w.bytes.append(UInt8(ascii: "}"))
-        return w.bytes
+        out += Array(#"],"state":"#.utf8)
+        out += state
+        out.append(UInt8(ascii: "}"))
+        return out
     }
 
     struct Decoded {

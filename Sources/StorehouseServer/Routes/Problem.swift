@@ -23,26 +23,26 @@ struct Problem: Error, Sendable {
 
     /// The body and headers; members in a fixed order (RFC 9457 §3), extras after them.
     func response() -> HTTPResponse {
-        var writer = JSONWriter()
-        writer.bytes.append(contentsOf: #"{"type":"/problems/"#.utf8)
-        writer.bytes.append(contentsOf: slug.utf8)
-        writer.bytes.append(contentsOf: #"","title":"#.utf8)
-        writer.bytes += JSONValue.string(ProblemCatalog.title(for: slug, status: status)).encoded()
-        writer.bytes.append(contentsOf: #","status":"#.utf8)
-        writer.bytes.append(contentsOf: String(status).utf8)
-        writer.bytes.append(contentsOf: #","detail":"#.utf8)
-        writer.bytes += JSONValue.string(detail).encoded()
+        var out: [UInt8] = []
+        out.append(contentsOf: #"{"type":"/problems/"#.utf8)
+        out.append(contentsOf: slug.utf8)
+        out.append(contentsOf: #"","title":"#.utf8)
+        out += JSONValue.string(ProblemCatalog.title(for: slug, status: status)).encoded()
+        out.append(contentsOf: #","status":"#.utf8)
+        out.append(contentsOf: String(status).utf8)
+        out.append(contentsOf: #","detail":"#.utf8)
+        out += JSONValue.string(detail).encoded()
         for (name, value) in extra {
-            writer.bytes.append(UInt8(ascii: ","))
-            writer.bytes += JSONValue.string(name).encoded()
-            writer.bytes.append(UInt8(ascii: ":"))
-            writer.bytes += value.encoded()
+            out.append(UInt8(ascii: ","))
+            out += JSONValue.string(name).encoded()
+            out.append(UInt8(ascii: ":"))
+            out += value.encoded()
         }
-        writer.bytes.append(UInt8(ascii: "}"))
+        out.append(UInt8(ascii: "}"))
         var h = HTTPHeaders()
         h.add("Content-Type", "application/problem+json")
         for (name, value) in headers { h.add(name, value) }
-        return HTTPResponse(status: status, headers: h, body: writer.bytes)
+        return HTTPResponse(status: status, headers: h, body: out)
     }
 }
 

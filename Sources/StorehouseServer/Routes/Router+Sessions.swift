@@ -93,21 +93,17 @@ extension Router {
             }
             return exchange.send(pointerAnswer(version: answeredVersion, path: pointerText, value: value))
         }
-        var body = Array(#"{"version":\#(answeredVersion),"state":"#.utf8)
-        body.reserveCapacity(body.count + stateBytes.count + 1)
-        body += stateBytes
-        body.append(UInt8(ascii: "}"))
-        exchange.send(JSONAnswer.ok(body, etagVersion: answeredVersion))
+        exchange.send(JSONAnswer.state(version: answeredVersion, state: stateBytes))
     }
 
     private func pointerAnswer(version: Int, path: String, value: JSONValue) -> HTTPResponse {
-        var w = JSONWriter()
-        w.bytes += Array(#"{"version":\#(version),"path":"#.utf8)
-        w.bytes += JSONValue.string(path).encoded()
-        w.bytes += Array(#","value":"#.utf8)
-        w.bytes += value.encoded()
-        w.bytes.append(UInt8(ascii: "}"))
-        return JSONAnswer.ok(w.bytes, etagVersion: version)
+        var out: [UInt8] = []
+        out += Array(#"{"version":\#(version),"path":"#.utf8)
+        out += JSONValue.string(path).encoded()
+        out += Array(#","value":"#.utf8)
+        out += value.encoded()
+        out.append(UInt8(ascii: "}"))
+        return JSONAnswer.ok(out, etagVersion: version)
     }
 
     /// `GET /sessions/{id}/actions?since=V&limit=L`.

@@ -149,26 +149,26 @@ final class Router: HTTPHandler {
     }
 
     static func encodeKinds(environment: EffectEnvironment) -> [UInt8] {
-        var w = JSONWriter()
-        w.bytes += Array(#"{"kinds":["#.utf8)
+        var out: [UInt8] = []
+        out += Array(#"{"kinds":["#.utf8)
         for (index, kind) in KindRegistry.all.enumerated() {
-            if index > 0 { w.bytes.append(UInt8(ascii: ",")) }
-            w.bytes += Array(#"{"name":"#.utf8)
-            w.bytes += JSONValue.string(kind.name).encoded()
-            w.bytes += Array(#","actionTypes":"#.utf8)
-            w.bytes += JSONValue.array(kind.actionTypes.map(JSONValue.string)).encoded()
-            w.bytes += Array(#","internalActionTypes":"#.utf8)
-            w.bytes += JSONValue.array(kind.internalActionTypes.map(JSONValue.string)).encoded()
-            w.bytes += Array(#","initialState":"#.utf8)
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out += Array(#"{"name":"#.utf8)
+            out += JSONValue.string(kind.name).encoded()
+            out += Array(#","actionTypes":"#.utf8)
+            out += JSONValue.array(kind.actionTypes.map(JSONValue.string)).encoded()
+            out += Array(#","internalActionTypes":"#.utf8)
+            out += JSONValue.array(kind.internalActionTypes.map(JSONValue.string)).encoded()
+            out += Array(#","initialState":"#.utf8)
             if let store = try? kind.makeStore(state: nil, version: 0, environment: environment) {
-                w.bytes += store.encodeState()
+                out += store.encodeState()
             } else {
-                w.bytes += kind.initialState.encoded()
+                out += kind.initialState.encoded()
             }
-            w.bytes.append(UInt8(ascii: "}"))
+            out.append(UInt8(ascii: "}"))
         }
-        w.bytes += Array("]}".utf8)
-        return w.bytes
+        out += Array("]}".utf8)
+        return out
     }
 }
 

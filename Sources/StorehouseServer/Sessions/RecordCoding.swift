@@ -7,29 +7,29 @@ import StoreCore
 enum RecordCoding {
     /// `{"type":…,"payload":…,"meta":…,"at":"…","source":"…"}`; payload and meta omitted when absent.
     static func action(_ record: ActionRecord, version: Int? = nil) -> [UInt8] {
-        var w = JSONWriter()
-        w.bytes.append(UInt8(ascii: "{"))
+        var out: [UInt8] = []
+        out.append(UInt8(ascii: "{"))
         if let version {
-            w.bytes.append(contentsOf: #""version":"#.utf8)
-            w.bytes.append(contentsOf: String(version).utf8)
-            w.bytes.append(UInt8(ascii: ","))
+            out.append(contentsOf: #""version":"#.utf8)
+            out.append(contentsOf: String(version).utf8)
+            out.append(UInt8(ascii: ","))
         }
-        w.bytes.append(contentsOf: #""type":"#.utf8)
-        w.bytes += JSONValue.string(record.type).encoded()
+        out.append(contentsOf: #""type":"#.utf8)
+        out += JSONValue.string(record.type).encoded()
         if let payload = record.payload {
-            w.bytes.append(contentsOf: #","payload":"#.utf8)
-            w.bytes += payload.encoded()
+            out.append(contentsOf: #","payload":"#.utf8)
+            out += payload.encoded()
         }
         if let meta = record.meta {
-            w.bytes.append(contentsOf: #","meta":"#.utf8)
-            w.bytes += meta.encoded()
+            out.append(contentsOf: #","meta":"#.utf8)
+            out += meta.encoded()
         }
-        w.bytes.append(contentsOf: #","at":""#.utf8)
-        w.bytes.append(contentsOf: Timestamp.iso8601(millis: record.at).utf8)
-        w.bytes.append(contentsOf: #"","source":""#.utf8)
-        w.bytes.append(contentsOf: record.source.rawValue.utf8)
-        w.bytes.append(contentsOf: #""}"#.utf8)
-        return w.bytes
+        out.append(contentsOf: #","at":""#.utf8)
+        out.append(contentsOf: Timestamp.iso8601(millis: record.at).utf8)
+        out.append(contentsOf: #"","source":""#.utf8)
+        out.append(contentsOf: record.source.rawValue.utf8)
+        out.append(contentsOf: #""}"#.utf8)
+        return out
     }
 
     /// What an idempotent request leaves in the journal so the key survives a restart.
@@ -91,12 +91,11 @@ enum RecordCoding {
     private static let journalFormat: UInt8 = 1
     private static let absent: UInt32 = .max
 
-    private static func appendInteger(_ value: UInt64, to out: inout [UInt8]) {
-        for shift in stride(from: 0, to: 64, by: 8) { out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
-    }
+    private static func appendInteger(_ value: UInt64, to out: inout [UInt8]) { appendLittleEndian(value, to: &out) }
+    private static func appendLength(_ value: UInt32, to out: inout [UInt8]) { appendLittleEndian(value, to: &out) }
 
-    private static func appendLength(_ value: UInt32, to out: inout [UInt8]) {
-        for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+    private static func appendLittleEndian<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {
+        for i in 0..<MemoryLayout<T>.size { out.append(UInt8(truncatingIfNeeded: value >> (i * 8))) }
     }
 
     private static func appendBlob(_ bytes: [UInt8], to out: inout [UInt8]) {
@@ -130,19 +129,15 @@ enum RecordCoding {
             return bytes[offset]
         }
 
-        mutating func integer() throws -> UInt64 {
-            try need(8)
-            var value: UInt64 = 0
-            for i in 0..<8 { value |= UInt64(bytes[offset + i]) << UInt64(i * 8) }
-            offset += 8
-            return value
-        }
+        mutating func integer() throws -> UInt64 { try littleEndian() }
+        mutating func length() throws -> UInt32 { try littleEndian() }
 
-        mutating func length() throws -> UInt32 {
-            try need(4)
-            var value: UInt32 = 0
-            for i in 0..<4 { value |= UInt32(bytes[offset + i]) << UInt32(i * 8) }
-            offset += 4
+        private mutating func littleEndian<T: FixedWidthInteger>() throws -> T {
+            let size = MemoryLayout<T>.size
+            try need(size)
+            var value: T = 0
+            for i in 0..<size { value |= T(bytes[offset + i]) << (i * 8) }
+            offset += size
             return value
         }
 

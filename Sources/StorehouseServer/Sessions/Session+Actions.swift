@@ -141,23 +141,13 @@ extension Session {
     /// `{"version":N,"state":…}` at the head.
     func fullAnswerLocked() -> HTTPResponse {
         let (version, state) = currentStateLocked()
-        var body = Array(#"{"version":\#(version),"state":"#.utf8)
-        body.reserveCapacity(body.count + state.count + 1)
-        body += state
-        body.append(UInt8(ascii: "}"))
-        return JSONAnswer.ok(body, etagVersion: version)
+        return JSONAnswer.state(version: version, state: state)
     }
 
     /// `{"version":N,"patch":[…]}`: the patches of every action of the request, in order (RFC 6902 §3:
     /// operations apply in sequence, so the concatenation goes from the state before to the state after).
     func minimalAnswer(_ changes: [Change]) -> HTTPResponse {
-        let version = changes.last?.version ?? store.version
-        var body = Array(#"{"version":\#(version),"patch":"#.utf8)
-        body += PatchBytes.concatenate(changes.map(\.patch))
-        body.append(UInt8(ascii: "}"))
-        var response = JSONAnswer.ok(body, etagVersion: version)
-        response.headers.add("Preference-Applied", "return=minimal")
-        return response
+        JSONAnswer.patch(version: changes.last?.version ?? store.version, patches: changes.map(\.patch))
     }
 
     /// The first answer of an idempotent request again; rendered from history when it was not kept.
@@ -166,17 +156,9 @@ extension Session {
         if let kept = entry.response {
             response = kept
         } else if entry.minimal {
-            let patches = history.entries(entry.firstVersion...entry.lastVersion).map(\.patch)
-            var body = Array(#"{"version":\#(entry.lastVersion),"patch":"#.utf8)
-            body += PatchBytes.concatenate(patches)
-            body.append(UInt8(ascii: "}"))
-            response = JSONAnswer.ok(body, etagVersion: entry.lastVersion)
-            response.headers.add("Preference-Applied", "return=minimal")
+            response = JSONAnswer.patch(version: entry.lastVersion, patches: history.entries(entry.firstVersion...entry.lastVersion).map(\.patch))
         } else if let state = try? stateBytesLocked(at: entry.lastVersion) {
-            var body = Array(#"{"version":\#(entry.lastVersion),"state":"#.utf8)
-            body += state
-            body.append(UInt8(ascii: "}"))
-            response = JSONAnswer.ok(body, etagVersion: entry.lastVersion)
+            response = JSONAnswer.state(version: entry.lastVersion, state: state)
         } else {
             response = JSONAnswer.ok(Array(#"{"version":\#(entry.lastVersion)}"#.utf8), etagVersion: entry.lastVersion)
         }

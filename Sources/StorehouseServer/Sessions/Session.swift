@@ -71,15 +71,15 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// `{"id","kind","version","createdAt","updatedAt","subscribers"}`.
     func metadataJSON() -> [UInt8] {
         lock.withLock {
-            var w = JSONWriter()
-            w.bytes += Array(#"{"id":""#.utf8) + Array(id.utf8)
-            w.bytes += Array(#"","kind":""#.utf8) + Array(kind.name.utf8)
-            w.bytes += Array(#"","version":\#(store.version),"createdAt":""#.utf8)
-            w.bytes += Array(Timestamp.iso8601(millis: createdAt).utf8)
-            w.bytes += Array(#"","updatedAt":""#.utf8)
-            w.bytes += Array(Timestamp.iso8601(millis: updatedAt).utf8)
-            w.bytes += Array(#"","subscribers":\#(subscribers.count)}"#.utf8)
-            return w.bytes
+            var out: [UInt8] = []
+            out += Array(#"{"id":""#.utf8) + Array(id.utf8)
+            out += Array(#"","kind":""#.utf8) + Array(kind.name.utf8)
+            out += Array(#"","version":\#(store.version),"createdAt":""#.utf8)
+            out += Array(Timestamp.iso8601(millis: createdAt).utf8)
+            out += Array(#"","updatedAt":""#.utf8)
+            out += Array(Timestamp.iso8601(millis: updatedAt).utf8)
+            out += Array(#"","subscribers":\#(subscribers.count)}"#.utf8)
+            return out
         }
     }
 }

@@ -10,6 +10,28 @@ enum JSONAnswer {
     }
 }
 
+extension JSONAnswer {
+    /// `{"version":N,"state":…}` with its ETag: the answer of GET state and of a full POST.
+    static func state(version: Int, state: [UInt8]) -> HTTPResponse {
+        ok(wrap(version: version, member: "state", raw: state), etagVersion: version)
+    }
+
+    /// `{"version":N,"patch":[…]}` for `Prefer: return=minimal` (RFC 7240 §4.2), saying the preference was applied.
+    static func patch(version: Int, patches: [[UInt8]]) -> HTTPResponse {
+        var response = ok(wrap(version: version, member: "patch", raw: PatchBytes.concatenate(patches)), etagVersion: version)
+        response.headers.add("Preference-Applied", "return=minimal")
+        return response
+    }
+
+    private static func wrap(version: Int, member: String, raw: [UInt8]) -> [UInt8] {
+        var body = Array(#"{"version":\#(version),"\#(member)":"#.utf8)
+        body.reserveCapacity(body.count + raw.count + 1)
+        body += raw
+        body.append(UInt8(ascii: "}"))
+        return body
+    }
+}
+
 /// Byte-level work on encoded RFC 6902 patches, which the store hands over already encoded.
 enum PatchBytes {
     /// Joins patch arrays into one: `[a,b]` + `[]` + `[c]` → `[a,b,c]`.
