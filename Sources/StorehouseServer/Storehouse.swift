@@ -59,8 +59,19 @@ public final class Storehouse: Sendable {
 
     /// Binds the port, then rebuilds the sessions on disk; `/readyz` says 200 once that is done.
     public func start() throws {
+        try listen()
+        recover()
+    }
+
+    /// Accepts connections: health and metrics answer at once, `/readyz` and the session routes
+    /// answer 503 `not-ready` until ``recover()`` has finished.
+    public func listen() throws {
         try http.start()
         heartbeat.value = registry.startHeartbeats(intervalSeconds: configuration.heartbeatSeconds)
+    }
+
+    /// Rebuilds every session from the data directory, then marks the server ready.
+    public func recover() {
         if let journal {
             let started = ContinuousClock.now
             let report = Recovery.run(journal: journal, registry: registry)

@@ -76,4 +76,32 @@ final class DurabilityTests: XCTestCase {
         XCTAssertFalse(listing().contains(id))
         XCTAssertTrue(listing().contains(other))
     }
+
+    func testNotReadyUntilRecoveryFinishes() throws {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.dataDirectory = temporaryDirectory()
+        configuration.accessLog = false
+        let server = try Storehouse(configuration: configuration)
+        defer { server.shutdown() }
+        try server.listen()
+        let client = try TestClient(port: server.port)
+        XCTAssertEqual(try client.request("GET", "/healthz").status, 200)
+        let readiness = try client.request("GET", "/readyz")
+        XCTAssertEqual(readiness.status, 503)
+        XCTAssertEqual(readiness.json["type"] as? String, "/problems/not-ready")
+        let early = try client.request("POST", "/sessions")
+        XCTAssertEqual(early.status, 503, "no session route answers before recovery, so nothing is wrongly 404")
+        XCTAssertNotNil(early.header("Retry-After"))
+        server.recover()
+        XCTAssertEqual(try client.request("GET", "/readyz").status, 200)
+        XCTAssertEqual(try client.request("POST", "/sessions").status, 201)
+    }
+
+    func testRestartWithTenThousandSessions() throws {
+        var lines: [String] = []
+        try RecoveryBenchmark.run(directory: temporaryDirectory(), sessions: 10_000, actionsPerSession: 3) { lines.append($0) }
+        let recovery = try XCTUnwrap(lines.first { $0.hasPrefix("RESULT recovery ") })
+        XCTAssertTrue(recovery.contains("sessions=10000 actions=30000"), recovery)
+    }
 }
