@@ -11,14 +11,16 @@ COUNTS=("${@:-1000 10000}")
 [ $# -eq 0 ] && COUNTS=(1000 10000)
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BENCH="$ROOT/../shared/bench"
-PEER="$ROOT/../shared/peers/hummingbird/hb-counter"
+# The shared folder is read-only, so the peer is built in a copy (as scripts/bench-http.sh does).
+PEER="${HB_DIR:-/tmp/hbpeer/hb-counter}"
+[ -d "$PEER" ] || { mkdir -p "$(dirname "$PEER")"; cp -r "$ROOT/../shared/peers/hummingbird/hb-counter" "$PEER"; chmod -R u+w "$PEER"; }
 mkdir -p "$ROOT/bench-results"
 LOG="$ROOT/bench-results/fanout-$(date -u +%Y%m%dT%H%M%SZ).log"
 command -v curl >/dev/null || { apt-get update -qq && apt-get install -y -qq curl >/dev/null; }
 ulimit -n "$(ulimit -Hn)"
 
 (cd "$ROOT" && swift build -c release --product storehouse) >&2
-(cd "$PEER" && swift build -c release) >&2
+[ -x "$PEER/.build/release/HBCounter" ] || (cd "$PEER" && swift build -c release) >&2
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 rss_kib() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
 SPID=""

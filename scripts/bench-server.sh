@@ -11,7 +11,9 @@ set -euo pipefail
 ROUNDS="${1:-2}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BENCH="$ROOT/../shared/bench"
-PEER="$ROOT/../shared/peers/hummingbird/hb-counter"
+# The shared folder is read-only, so the peer is built in a copy (as scripts/bench-http.sh does).
+PEER="${HB_DIR:-/tmp/hbpeer/hb-counter}"
+[ -d "$PEER" ] || { mkdir -p "$(dirname "$PEER")"; cp -r "$ROOT/../shared/peers/hummingbird/hb-counter" "$PEER"; chmod -R u+w "$PEER"; }
 mkdir -p "$ROOT/bench-results"
 LOG="$ROOT/bench-results/server-$(date -u +%Y%m%dT%H%M%SZ).log"
 
@@ -19,7 +21,7 @@ need() { command -v "$1" >/dev/null || { apt-get update -qq && apt-get install -
 need wrk wrk; need redis-server redis-server; need curl curl
 
 (cd "$ROOT" && swift build -c release --product storehouse) >&2
-(cd "$PEER" && swift build -c release) >&2
+[ -x "$PEER/.build/release/HBCounter" ] || (cd "$PEER" && swift build -c release) >&2
 SERVER="$ROOT/.build/release/storehouse"
 HB="$PEER/.build/release/HBCounter"
 
