@@ -53,6 +53,9 @@ public final class Storehouse: Sendable {
         http.maxConnections = configuration.maxConnections
         http.maxBodyBytes = configuration.maxBodyBytes
         http.shutdownGrace = .seconds(configuration.shutdownGraceSeconds)
+        // The session layer bounds a subscriber at --subscriber-buffer-bytes plus one snapshot;
+        // the engine's own cap is only a backstop above that.
+        http.maxStreamBufferBytes = max(configuration.subscriberBufferBytes * 4, 256 << 20)
         self.http = HTTPServer(configuration: http,
                                handler: Router(registry: registry, metrics: metrics, accessLog: accessLog, readiness: readiness))
     }
@@ -91,6 +94,8 @@ public final class Storehouse: Sendable {
         heartbeat.value?.cancel()
         http.shutdown()
         http.waitUntilStopped()
+        // What effects in flight feed back is journaled before the journal closes (a login's answer, say).
+        _ = registry.context.gauges.effects.wait(timeout: .now() + .seconds(min(2, configuration.shutdownGraceSeconds)))
         log.close()
         accessLog.flush()
     }

@@ -1,4 +1,5 @@
 import Foundation
+import StoreCore
 import XCTest
 @testable import StorehouseServer
 
@@ -60,9 +61,37 @@ final class DurabilityTests: XCTestCase {
         let state = try client.request("GET", "/sessions/\(id)/state", headers: bearer(token))
         XCTAssertEqual(state.json["version"] as? Int, 1, "reads keep working and the state did not advance")
         journal.injectFault(nil)
+        let events = try fixture.client()
+        _ = try events.openEvents("/sessions/\(id)/events", headers: bearer(token).merging(["Last-Event-ID": "0"]) { $1 })
+        _ = try events.nextEvent()
+        XCTAssertEqual(try events.nextEvent().id, "1")
         let accepted = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"counter/incrTapped"}"#)
         XCTAssertEqual(accepted.status, 200, accepted.text)
         XCTAssertEqual(accepted.json["version"] as? Int, 2)
+        // After the rollback, history, log and stream go on from the durable version.
+        XCTAssertEqual(try events.nextEvent().id, "2")
+        let log = try client.request("GET", "/sessions/\(id)/actions", headers: bearer(token))
+        XCTAssertEqual((log.json["actions"] as? [[String: Any]])?.map { $0["version"] as? Int }, [1, 2])
+    }
+
+    func testEffectAnswerSurvivesATransientJournalRefusal() throws {
+        let gate = Gate()
+        let environment = EffectEnvironment(latency: .milliseconds(1), sleep: { _ in await gate.wait() })
+        let fixture = try ServerFixture({ $0.inMemory = false; $0.dataDirectory = temporaryDirectory() }, environment: environment)
+        let (id, token) = try fixture.createSession(#"{"kind":"login"}"#)
+        let events = try fixture.client()
+        _ = try events.openEvents("/sessions/\(id)/events", headers: bearer(token))
+        _ = try events.nextEvent(); _ = try events.nextEvent()
+        let client = try fixture.client()
+        XCTAssertEqual(try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"login/emailChanged","payload":"a@b.c"}"#).status, 200)
+        XCTAssertEqual(try events.nextEvent().id, "1")
+        // The validation effect is parked; its answer's first append will be refused.
+        try XCTUnwrap(fixture.server.journal).injectFault(.diskFull(count: 1))
+        gate.open()
+        let answer = try events.nextEvent()
+        XCTAssertEqual(answer.id, "2")
+        XCTAssertEqual((answer.json["action"] as? [String: Any])?["type"] as? String, "login/emailValidated")
+        XCTAssertEqual((answer.json["action"] as? [String: Any])?["source"] as? String, "effect")
     }
 
     func testDeleteRemovesTheSessionsFiles() throws {

@@ -43,4 +43,23 @@ final class ProcessLifecycleTests: XCTestCase {
         XCTAssertTrue(text.contains("--fsync"), text)
         XCTAssertEqual(text.split(separator: "\n").count, 1, text)
     }
+
+    func testRestoredStartingStateSurvivesSIGKILL() throws {
+        let directory = temporaryDirectory()
+        let server = try ServerProcess(arguments: ["--data-dir", directory])
+        try server.waitUntilReady()
+        let created = try TestClient(port: server.port).request("POST", "/sessions",
+            body: #"{"kind":"tasks","state":{"tasks":{"byId":{"7":{"id":7,"title":"kept","done":false}},"allIds":[7]},"favoriteIds":[],"nextId":8}}"#)
+        XCTAssertEqual(created.status, 201)
+        let id = created.json["id"] as? String ?? "", token = created.json["token"] as? String ?? ""
+        let toggled = try TestClient(port: server.port).request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"tasks/toggleDone","payload":{"id":7}}"#)
+        XCTAssertEqual(toggled.status, 200, toggled.text)
+        server.kill(SIGKILL)
+
+        let again = try ServerProcess(arguments: ["--data-dir", directory])
+        try again.waitUntilReady()
+        let state = try TestClient(port: again.port).request("GET", "/sessions/\(id)/state", headers: bearer(token))
+        XCTAssertEqual(state.text, #"{"version":1,"state":{"tasks":{"byId":{"7":{"id":7,"title":"kept","done":true}},"allIds":[7]},"favoriteIds":[],"nextId":8}}"#)
+        again.kill(SIGTERM)
+    }
 }

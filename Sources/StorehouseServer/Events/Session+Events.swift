@@ -7,17 +7,28 @@ extension Session {
     /// Returns false when the session is gone.
     func subscribe(_ stream: HTTPStream, resumeAfter: Int?) -> Bool {
         lock.lock()
-        defer { lock.unlock() }
-        guard !deleted else { return false }
+        guard !deleted else {
+            lock.unlock()
+            return false
+        }
         var bytes = EventFrames.retry
-        let head = store.version
-        let subscriber: Subscriber
-        if let after = resumeAfter, canResumeLocked(after: after, head: head) {
+        var resumed = false
+        if let after = resumeAfter, canResumeLocked(after: after, head: store.version) {
+            var replay: [UInt8] = []
             if after < durableVersion {
                 for entry in history.entries((after + 1)...durableVersion) {
-                    bytes += EventFrames.change(version: entry.version, action: RecordCoding.action(entry.record), patch: entry.patch)
+                    replay += EventFrames.change(version: entry.version, action: RecordCoding.action(entry.record), patch: entry.patch)
+                    // A replay larger than a subscriber may queue would only be reset; a snapshot is cheaper.
+                    if replay.count > context.subscriberBufferBytes { break }
                 }
             }
+            if replay.count <= context.subscriberBufferBytes {
+                bytes += replay
+                resumed = true
+            }
+        }
+        let subscriber: Subscriber
+        if resumed, let after = resumeAfter {
             subscriber = Subscriber(stream: stream, lastVersion: max(after, durableVersion), lastWrite: context.now())
         } else {
             let (version, state) = currentStateLocked()
@@ -27,7 +38,9 @@ extension Session {
         _ = stream.write(bytes)
         let key = ObjectIdentifier(subscriber)
         subscribers[key] = subscriber
+        lock.unlock()
         context.gauges.subscriberOpened()
+        // Registered after unlocking: a stream already closed runs these at once, and they take the lock.
         stream.onClose { [weak self] in self?.unsubscribe(key) }
         stream.onShutdown { [weak stream] in
             _ = stream?.write(EventFrames.end(reason: "shutdown"))

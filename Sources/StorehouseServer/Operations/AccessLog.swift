@@ -8,9 +8,13 @@ import Synchronization
 /// Lines are gathered in memory and written by a background thread every 100 ms,
 /// so an I/O thread never waits on the terminal or a pipe.
 public final class AccessLog: Sendable {
-    private let buffer = Mutex<[UInt8]>([])
+    private struct Pending {
+        var bytes: [UInt8] = []
+        var dropped = 0
+    }
+    private let pending = Mutex(Pending())
+    private let bufferCap = 8 << 20
     private let enabled: Bool
-    private let flushLimit = 64 << 10
 
     public init(enabled: Bool) {
         self.enabled = enabled
@@ -27,23 +31,29 @@ public final class AccessLog: Sendable {
 
     public func record(method: String, path: String, status: Int, seconds: Double, now: Int64) {
         guard enabled else { return }
-        // Written straight into the shared buffer: no String per line on the I/O thread.
-        let full = buffer.withLock { bytes -> Bool in
-            AccessLogFormatting.append(method: method, path: path, status: status, seconds: seconds, now: now, to: &bytes)
-            return bytes.count >= flushLimit
+        // Written straight into the shared buffer: no String per line, and never a write(2) here,
+        // because this runs on I/O threads and on the journal's thread. Past the cap, lines are
+        // counted and dropped rather than letting a slow stdout hold up requests.
+        pending.withLock { p in
+            if p.bytes.count < bufferCap {
+                AccessLogFormatting.append(method: method, path: path, status: status, seconds: seconds, now: now, to: &p.bytes)
+            } else {
+                p.dropped += 1
+            }
         }
-        if full { flush() }
     }
 
     /// Writes what is buffered; also called at shutdown so no line is lost.
     public func flush() {
-        let pending = buffer.withLock { bytes -> [UInt8] in
-            let out = bytes
-            bytes.removeAll(keepingCapacity: true)
+        var taken = pending.withLock { p -> Pending in
+            let out = p
+            p = Pending()
+            p.bytes.reserveCapacity(out.bytes.count)
             return out
         }
-        guard !pending.isEmpty else { return }
-        pending.withUnsafeBytes { raw in
+        if taken.dropped > 0 { taken.bytes += Array("access log: \(taken.dropped) lines dropped (stdout too slow)\n".utf8) }
+        guard !taken.bytes.isEmpty else { return }
+        taken.bytes.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return }
             var offset = 0
             while offset < raw.count {

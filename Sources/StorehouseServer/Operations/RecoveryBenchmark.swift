@@ -20,7 +20,7 @@ public enum RecoveryBenchmark {
         for index in 0..<sessions {
             let id = Secrets.randomBase64URL(bytes: 16)
             let hash = SHA256.hash(Array("token-\(index)".utf8))
-            try journal.createSession(id: id, meta: SnapshotCoding.meta(id: id, kind: "counter", createdAt: now, tokenHash: hash))
+            try journal.createSession(id: id, meta: SnapshotCoding.meta(id: id, kind: "counter", createdAt: now, tokenHash: hash, state: nil))
             let records = (1...actionsPerSession).map { version in
                 (version: version, bytes: RecordCoding.journalRecord(
                     ActionRecord(type: version % 3 == 0 ? "counter/decrTapped" : "counter/incrTapped", at: now + Int64(version), source: .client),

@@ -60,7 +60,7 @@ enum Recovery {
         let meta = try SnapshotCoding.decodeMeta(item.meta)
         guard meta.id == item.id else { throw RecoveryError(description: "metadata names session \(meta.id)") }
         guard let kind = KindRegistry.kind(named: meta.kind) else { throw RecoveryError(description: "unknown kind \(meta.kind)") }
-        var state: JSONValue?
+        var state: JSONValue? = meta.state
         var version = 0
         var updatedAt = meta.createdAt
         var idempotency = IdempotencyCache()
@@ -101,20 +101,16 @@ extension Session {
     /// Installs what recovery replayed: the history after the snapshot and the idempotency window.
     func restore(changes: [Change], baseVersion: Int, baseState: JSONValue?, updatedAt: Int64, idempotency: IdempotencyCache) {
         lock.withLock {
-            if !changes.isEmpty, let baseState {
-                // The kept state at the snapshot is what time travel replays from.
-                var out: [UInt8] = []
-                out += baseState.encoded()
+            if !changes.isEmpty {
+                // The base the journal replayed from is what time travel replays from, in the
+                // kind's own key order (the same state always serializes to the same bytes).
                 keptStates = KeptStates(byteBudget: context.keptStateBudget)
-                keptStates.add(version: baseVersion, bytes: out)
-                keptStates.add(version: store.version, bytes: store.encodeState())
-            } else if !changes.isEmpty {
-                keptStates = KeptStates(byteBudget: context.keptStateBudget)
-                if let initial = try? kind.makeStore(state: nil, version: 0, environment: context.effectEnvironment) {
-                    keptStates.add(version: 0, bytes: initial.encodeState())
+                if let base = try? kind.makeStore(state: baseState, version: baseVersion, environment: context.effectEnvironment) {
+                    keptStates.add(version: baseVersion, bytes: base.encodeState())
                 }
                 keptStates.add(version: store.version, bytes: store.encodeState())
             }
+            journalSnapshotVersion = baseVersion
             for change in changes { history.append(.init(version: change.version, record: change.action, patch: change.patch)) }
             self.updatedAt = updatedAt
             self.idempotency = idempotency

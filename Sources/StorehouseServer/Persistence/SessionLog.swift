@@ -7,22 +7,27 @@ protocol SessionLog: Sendable {
     /// True when an append is as durable as it will ever be on return, so the
     /// session can answer without waiting for a completion (the in-memory log).
     var completesInline: Bool { get }
-    func create(sessionID: String, meta: [UInt8]) throws
+    /// Makes the session's metadata durable; `completion` may run on another thread. No I/O thread
+    /// waits for the disk: the creating request is answered from the completion.
+    func create(sessionID: String, meta: [UInt8], completion: @escaping @Sendable (Result<Void, any Error>) -> Void)
     /// `completion` runs on another thread, never inside this call (unless `completesInline`, when it is not called).
     func append(sessionID: String, records: [(version: Int, bytes: [UInt8])],
                 completion: @escaping @Sendable (Result<Void, any Error>) -> Void)
     func snapshot(sessionID: String, version: Int, bytes: [UInt8])
-    func delete(sessionID: String)
+    /// Removes the session's files, then calls `completion` (possibly on another thread).
+    func delete(sessionID: String, completion: @escaping @Sendable () -> Void)
     func close()
 }
 
 /// `--in-memory`: nothing is kept, every append is done at once.
 struct MemoryLog: SessionLog {
     var completesInline: Bool { true }
-    func create(sessionID: String, meta: [UInt8]) throws {}
+    func create(sessionID: String, meta: [UInt8], completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        completion(.success(()))
+    }
     func append(sessionID: String, records: [(version: Int, bytes: [UInt8])],
                 completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {}
     func snapshot(sessionID: String, version: Int, bytes: [UInt8]) {}
-    func delete(sessionID: String) {}
+    func delete(sessionID: String, completion: @escaping @Sendable () -> Void) { completion() }
     func close() {}
 }

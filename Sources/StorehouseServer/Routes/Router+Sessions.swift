@@ -26,23 +26,28 @@ extension Router {
             return exchange.send(Problem(422, "unknown-kind", "no store kind is called '\(kindName)'",
                                          extra: [("validKinds", .array(KindRegistry.all.map { .string($0.name) }))]))
         }
-        let created: (session: Session, token: String)
-        do { created = try registry.create(kind: kind, state: state) } catch { return exchange.send(error) }
-        let (version, stateBytes) = created.session.currentState()
-        var body = Array(#"{"id":"\#(created.session.id)","kind":"\#(kind.name)","token":"\#(created.token)","version":\#(version),"state":"#.utf8)
-        body += stateBytes
-        body.append(UInt8(ascii: "}"))
-        var response = JSONAnswer.ok(body, status: 201, etagVersion: version)
-        response.headers.add("Location", "/sessions/\(created.session.id)")
-        exchange.send(response)
+        registry.create(kind: kind, state: state) { result in
+            switch result {
+            case .failure(let problem):
+                exchange.send(problem)
+            case .success(let created):
+                let (version, stateBytes) = created.session.currentState()
+                var body = Array(#"{"id":"\#(created.session.id)","kind":"\#(kind.name)","token":"\#(created.token)","version":\#(version),"state":"#.utf8)
+                body += stateBytes
+                body.append(UInt8(ascii: "}"))
+                var response = JSONAnswer.ok(body, status: 201, etagVersion: version)
+                response.headers.add("Location", "/sessions/\(created.session.id)")
+                exchange.send(response)
+            }
+        }
     }
 
+    /// `DELETE /sessions/{id}`: answered once the session's files are gone.
     func deleteSession(_ session: Session, _ exchange: Exchange) {
-        if registry.delete(session.id) {
+        let found = registry.delete(session.id) {
             exchange.send(HTTPResponse(status: 204, headers: HTTPHeaders(), body: []))
-        } else {
-            exchange.send(SessionProblems.notFound)
         }
+        if !found { exchange.send(SessionProblems.notFound) }
     }
 
     /// `GET /sessions/{id}/state` with `If-None-Match`, `?path=` and `?version=`.

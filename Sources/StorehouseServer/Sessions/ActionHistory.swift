@@ -25,11 +25,10 @@ struct ActionHistory {
     var lastVersion: Int? { count == 0 ? nil : ring[(start + count - 1) % capacity]?.version }
 
     mutating func append(_ entry: Entry) {
-        if ring.count < capacity {
-            ring.append(entry)
-            count += 1
-        } else if count < capacity {
-            ring[(start + count) % capacity] = entry
+        if count < capacity {
+            // The next slot may already exist (after a truncation); only grow the array at its end.
+            let slot = (start + count) % capacity
+            if slot == ring.count { ring.append(entry) } else { ring[slot] = entry }
             count += 1
         } else {
             ring[start] = entry

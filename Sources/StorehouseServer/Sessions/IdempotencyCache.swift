@@ -31,7 +31,9 @@ struct IdempotencyCache {
     }
 
     mutating func insert(_ key: String, _ entry: Entry) {
-        if entries.updateValue(entry, forKey: key) == nil { order.append(key) }
+        // A key inserted again (after it expired) moves to the back of the eviction order.
+        if entries.updateValue(entry, forKey: key) != nil { order.removeAll { $0 == key } }
+        order.append(key)
         while order.count > capacity { entries[order.removeFirst()] = nil }
     }
 
@@ -41,9 +43,14 @@ struct IdempotencyCache {
         entries[key] = entry
     }
 
-    /// Forgets keys whose actions were rolled back.
-    mutating func drop(after version: Int) {
-        for (key, entry) in entries where entry.lastVersion > version { entries[key] = nil }
+    /// Forgets keys whose actions were rolled back; returns the repeats that were waiting on them.
+    mutating func drop(after version: Int) -> [@Sendable (HTTPResponse) -> Void] {
+        var waiters: [@Sendable (HTTPResponse) -> Void] = []
+        for (key, entry) in entries where entry.lastVersion > version {
+            waiters += entry.waiters
+            entries[key] = nil
+        }
         order.removeAll { entries[$0] == nil }
+        return waiters
     }
 }

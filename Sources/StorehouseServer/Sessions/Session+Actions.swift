@@ -11,6 +11,20 @@ struct ActionSubmission: Sendable {
     var minimal: Bool
 }
 
+/// What an applied request still owes once its actions are durable: publication, its
+/// answer, its effects, and the bookkeeping a refused request must not leave behind.
+struct PendingAppend: Sendable {
+    let first: Int
+    let last: Int
+    let outputs: [(Int, StoreOutput)]
+    let idempotencyKey: String?
+    let answer: HTTPResponse
+    let effects: [PendingEffect]
+    let source: ActionSource
+    let at: Int64
+    let reply: @Sendable (HTTPResponse) -> Void
+}
+
 extension Session {
     /// Applies a request's actions (all or none) and calls `reply` exactly once with its answer:
     /// at once for a refusal or with the in-memory log, after the append completes otherwise.
@@ -41,25 +55,33 @@ extension Session {
             return reply(Problem(412, "version-mismatch", "If-Match does not name the session's version \(current)",
                                  extra: [("currentVersion", .int(current))]).response())
         }
+        guard submission.records.count <= context.history else {
+            // A longer batch could not be rolled back from history if the journal refused it.
+            lock.unlock()
+            return reply(Problem(422, "batch-too-large", "a batch holds at most \(context.history) actions (--history)").response())
+        }
 
+        // Each action carries its time; versions never go back in time (API.md "Conventions").
+        var records = submission.records
+        for index in records.indices { records[index].at = max(records[index].at, lastActionAt) }
         let changes: [Change]
         do {
-            changes = try store.apply(submission.records)
+            changes = try store.apply(records)
         } catch {
             lock.unlock()
-            return reply(SessionProblems.refusal(error, batch: submission.records.count > 1).response())
+            return reply(SessionProblems.refusal(error, batch: records.count > 1).response())
         }
         let effects = store.takePendingEffects()
         guard let first = changes.first?.version, let last = changes.last?.version else {
             lock.unlock()
             return reply(Problem(422, "empty-batch", "a batch must hold at least one action").response())
         }
+        lastActionAt = records[records.count - 1].at
         for change in changes {
             history.append(.init(version: change.version, record: change.action, patch: change.patch))
         }
         if let oldest = history.firstVersion { keptStates.trim(keeping: oldest - 1) }
-        updatedAt = now
-        context.metrics.recordActions(kind: kind.name, source: submission.records[0].source.rawValue, count: changes.count)
+        keepStateIfDueLocked(from: first, to: last)
 
         let answer = submission.minimal ? minimalAnswer(changes) : fullAnswerLocked()
         var mark: RecordCoding.IdempotencyMark?
@@ -68,74 +90,78 @@ extension Session {
             idempotency.insert(idem.key, .init(bodyHash: idem.bodyHash, firstVersion: first, lastVersion: last,
                                                minimal: submission.minimal, createdAt: now, response: answer, durable: false))
         }
-        let outputs = changes.flatMap { change in change.outputs.map { (change.version, $0) } }
-        let snapshot = keepStateIfDueLocked(from: first, to: last)
+        let pending = PendingAppend(first: first, last: last, outputs: changes.flatMap { change in change.outputs.map { (change.version, $0) } },
+                                    idempotencyKey: mark?.key, answer: answer, effects: effects,
+                                    source: records[0].source, at: lastActionAt, reply: reply)
 
         if context.log.completesInline {
-            let waiters = becameDurableLocked(through: last, outputs: outputs, idempotencyKey: mark?.key)
+            let waiters = becameDurableLocked(pending)
             lock.unlock()
-            reply(answer)
-            waiters.forEach { $0.callback($0.response) }
-            start(effects)
+            finish(pending, waiters: waiters)
             return
         }
-        let records = changes.enumerated().map { index, change in
+        let journalRecords = changes.enumerated().map { index, change in
             (version: change.version,
              bytes: RecordCoding.journalRecord(change.action, mark: index == changes.count - 1 ? mark : nil))
         }
         let appendEpoch = epoch
-        let idempotencyKey = mark?.key
-        context.log.append(sessionID: id, records: records) { [self] result in
-            appendCompleted(result, epoch: appendEpoch, first: first, last: last, outputs: outputs,
-                            idempotencyKey: idempotencyKey, snapshot: snapshot, answer: answer, effects: effects, reply: reply)
+        context.log.append(sessionID: id, records: journalRecords) { [self] result in
+            appendCompleted(result, epoch: appendEpoch, pending)
         }
         lock.unlock()
     }
 
     /// The journal's word on one append; runs on the journal's thread, in version order.
-    private func appendCompleted(_ result: Result<Void, any Error>, epoch appendEpoch: Int, first: Int, last: Int,
-                                 outputs: [(Int, StoreOutput)], idempotencyKey: String?, snapshot: (version: Int, bytes: [UInt8])?,
-                                 answer: HTTPResponse, effects: [PendingEffect], reply: @escaping @Sendable (HTTPResponse) -> Void) {
+    private func appendCompleted(_ result: Result<Void, any Error>, epoch appendEpoch: Int, _ pending: PendingAppend) {
         lock.lock()
         let unavailable = Problem(503, "journal-unavailable", "the action could not be made durable; nothing changed",
                                   headers: [("Retry-After", "1")]).response()
         guard !deleted else {
             lock.unlock()
-            return reply(SessionProblems.notFound.response())
+            return pending.reply(SessionProblems.notFound.response())
         }
         guard appendEpoch == epoch else {
             // An earlier append failed and the head was rebuilt without this one.
             lock.unlock()
-            return reply(unavailable)
+            return pending.reply(unavailable)
         }
         switch result {
         case .success:
-            let waiters = becameDurableLocked(through: last, outputs: outputs, idempotencyKey: idempotencyKey)
-            if let snapshot { context.log.snapshot(sessionID: id, version: snapshot.version, bytes: snapshot.bytes) }
+            let waiters = becameDurableLocked(pending)
+            if let snapshot = journalSnapshotDueLocked() {
+                context.log.snapshot(sessionID: id, version: snapshot.version, bytes: snapshot.bytes)
+            }
             lock.unlock()
-            reply(answer)
-            waiters.forEach { $0.callback($0.response) }
-            start(effects)
+            finish(pending, waiters: waiters)
         case .failure(let error):
-            var waiters: [@Sendable (HTTPResponse) -> Void] = []
-            if let key = idempotencyKey, let entry = idempotency.entries[key] { waiters = entry.waiters }
-            rollbackLocked(to: first - 1)
+            // Everything after the last durable version goes: this append and any queued behind it.
+            let durable = durableVersion
+            let waiters = rollbackLocked(to: durable)
             epoch += 1
             lock.unlock()
-            ServerLog.error("session \(id): journal refused versions \(first)...\(last): \(error); rolled back to \(first - 1)")
-            reply(unavailable)
+            ServerLog.error("session \(id): journal refused versions \(pending.first)...\(pending.last): \(error); rolled back to \(durable)")
+            pending.reply(unavailable)
             waiters.forEach { $0(unavailable) }
         }
     }
 
-    /// Marks versions up to `version` durable: publishes them and releases idempotent replays waiting on them.
-    private func becameDurableLocked(through version: Int, outputs: [(Int, StoreOutput)], idempotencyKey: String?)
-        -> [(callback: @Sendable (HTTPResponse) -> Void, response: HTTPResponse)] {
-        publishLocked(through: version, outputs: outputs)
-        guard let key = idempotencyKey, let entry = idempotency.entries[key] else { return [] }
+    /// Marks the request's versions durable: publishes them, counts them and releases the
+    /// idempotent repeats waiting on them (returned, to be answered after unlocking).
+    private func becameDurableLocked(_ pending: PendingAppend) -> [(callback: @Sendable (HTTPResponse) -> Void, response: HTTPResponse)] {
+        publishLocked(through: pending.last, outputs: pending.outputs)
+        updatedAt = max(updatedAt, pending.at)
+        context.metrics.recordActions(kind: kind.name, source: pending.source.rawValue, count: pending.last - pending.first + 1)
+        guard let key = pending.idempotencyKey, let entry = idempotency.entries[key] else { return [] }
         idempotency.update(key) { $0.durable = true; $0.waiters = [] }
         let replay = replayedAnswerLocked(entry)
         return entry.waiters.map { ($0, replay) }
+    }
+
+    /// Answers the request and its waiting repeats, then starts its effects; called without the lock.
+    private func finish(_ pending: PendingAppend, waiters: [(callback: @Sendable (HTTPResponse) -> Void, response: HTTPResponse)]) {
+        pending.reply(pending.answer)
+        waiters.forEach { $0.callback($0.response) }
+        start(pending.effects)
     }
 
     /// `{"version":N,"state":…}` at the head.
@@ -166,25 +192,35 @@ extension Session {
         return response
     }
 
-    /// Every `keepEvery` versions the head state is kept for time travel and becomes a journal snapshot.
-    private func keepStateIfDueLocked(from first: Int, to last: Int) -> (version: Int, bytes: [UInt8])? {
-        guard last / context.keepEvery > (first - 1) / context.keepEvery else { return nil }
+    /// Every `keepEvery` versions the head state is kept, a starting point for time travel and rollback.
+    private func keepStateIfDueLocked(from first: Int, to last: Int) {
+        guard last / context.keepEvery > (first - 1) / context.keepEvery else { return }
         let (version, state) = currentStateLocked()
         keptStates.add(version: version, bytes: state)
-        return (version, SnapshotCoding.encode(version: version, state: state, updatedAt: updatedAt, idempotency: idempotency))
+    }
+
+    /// The journal snapshot to write now, if any: the newest kept state at least `--history`
+    /// versions old. The journal drops the records a snapshot covers, so snapshotting that far
+    /// back keeps the whole history window on disk and a restart loses none of it.
+    private func journalSnapshotDueLocked() -> (version: Int, bytes: [UInt8])? {
+        guard let base = keptStates.nearest(atOrBefore: min(durableVersion, durableVersion - context.history)),
+              base.version > journalSnapshotVersion else { return nil }
+        journalSnapshotVersion = base.version
+        return (base.version, SnapshotCoding.encode(version: base.version, state: base.bytes, updatedAt: updatedAt, idempotency: idempotency))
     }
 
     /// Rebuilds the head at `version` from the nearest kept state and the history after it.
-    func rollbackLocked(to version: Int) {
+    /// Returns the idempotent repeats that were waiting on the dropped actions.
+    func rollbackLocked(to version: Int) -> [@Sendable (HTTPResponse) -> Void] {
         do {
             store = try rebuiltStore(at: version)
         } catch {
             ServerLog.error("session \(id): cannot rebuild version \(version): \(error); keeping the head")
-            return
+            return []
         }
         history.truncate(after: version)
         keptStates.drop(after: version)
-        idempotency.drop(after: version)
+        let waiters = idempotency.drop(after: version)
         cachedState = nil
         durableVersion = version
         let stale = subscribers.values.filter { $0.lastVersion > version }
@@ -195,6 +231,7 @@ extension Session {
                 subscriber.lastVersion = version
             }
         }
+        return waiters
     }
 
     /// A fresh store at `version`, replayed from kept state and history; effects are dropped
@@ -225,18 +262,31 @@ extension Session {
     /// Runs effects on the cooperative pool; what they send comes back through `submit` as source `effect`.
     func start(_ effects: [PendingEffect]) {
         for effect in effects {
+            context.gauges.effects.enter()
             // The effect holds the session until it finishes; a deleted session refuses what it sends.
             Task { [self] in
                 await effect.run { type, payload in self.receiveFromEffect(type: type, payload: payload) }
+                context.gauges.effects.leave()
             }
         }
     }
 
-    private func receiveFromEffect(type: String, payload: JSONValue?) {
+    /// Feeds an effect's action back. A journal refusal is retried with backoff (up to about 10 s):
+    /// losing the answer would leave the state waiting for it for good (e.g. a login in flight).
+    private func receiveFromEffect(type: String, payload: JSONValue?, attempt: Int = 0) {
         let record = ActionRecord(type: type, payload: payload, meta: nil, at: context.now(), source: .effect)
-        submit(ActionSubmission(records: [record], ifMatch: nil, idempotency: nil, minimal: true)) { [id] response in
-            if response.status >= 400, response.status != 404 {
-                ServerLog.error("session \(id): effect action \(type) answered \(response.status)")
+        context.gauges.effects.enter()
+        submit(ActionSubmission(records: [record], ifMatch: nil, idempotency: nil, minimal: true)) { [self] response in
+            defer { context.gauges.effects.leave() }
+            guard response.status >= 400, response.status != 404 else { return }
+            guard response.status == 503, attempt < 12 else {
+                return ServerLog.error("session \(id): effect action \(type) answered \(response.status); dropped")
+            }
+            context.gauges.effects.enter()
+            Task { [self] in
+                try? await Task.sleep(for: .milliseconds(min(2_000, 25 << attempt)))
+                receiveFromEffect(type: type, payload: payload, attempt: attempt + 1)
+                context.gauges.effects.leave()
             }
         }
     }

@@ -33,6 +33,10 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var idempotency = IdempotencyCache()
     var deleted = false
     var cachedState: (version: Int, bytes: [UInt8])?
+    /// The newest action time, so versions never go back in time.
+    var lastActionAt: Int64 = 0
+    /// The version of the newest snapshot handed to the journal.
+    var journalSnapshotVersion = 0
 
     init(id: String, kind: any StoreKind, tokenHash: [UInt8], createdAt: Int64, store: any AnyStore, context: SessionContext) {
         self.id = id

@@ -23,14 +23,16 @@ final class SessionRegistry: Sendable {
 
     var all: [Session] { sessions.withLock { Array($0.values) } }
 
-    /// Creates a session of `kind` from `state` (nil: the kind's initial state) and returns it with its token.
-    func create(kind: any StoreKind, state: JSONValue?) throws(Problem) -> (session: Session, token: String) {
-        guard count < maxSessions else { throw Self.full }
+    /// Creates a session of `kind` from `state` (nil: the kind's initial state). `completion` gets the
+    /// session and its token once its metadata is durable, or the problem to answer.
+    func create(kind: any StoreKind, state: JSONValue?,
+                completion: @escaping @Sendable (Result<(session: Session, token: String), Problem>) -> Void) {
+        guard count < maxSessions else { return completion(.failure(Self.full)) }
         let store: any AnyStore
         do {
             store = try kind.makeStore(state: state, version: 0, environment: context.effectEnvironment)
         } catch {
-            throw Problem(422, "invalid-state", "the state does not decode as a \(kind.name) state: \(error)")
+            return completion(.failure(Problem(422, "invalid-state", "the state does not decode as a \(kind.name) state: \(error)")))
         }
         let id = Secrets.randomBase64URL(bytes: 16)
         let token = Secrets.randomBase64URL(bytes: 32)
@@ -42,27 +44,30 @@ final class SessionRegistry: Sendable {
             map[id] = session
             return true
         }
-        guard inserted else { throw Self.full }
-        do {
-            try context.log.create(sessionID: id, meta: SnapshotCoding.meta(id: id, kind: kind.name, createdAt: now, tokenHash: tokenHash))
-            if state != nil {
-                // A restored state is not the kind's initial state, so replay must start from it.
-                let bytes = SnapshotCoding.encode(version: 0, state: store.encodeState(), updatedAt: now, idempotency: IdempotencyCache())
-                context.log.snapshot(sessionID: id, version: 0, bytes: bytes)
+        guard inserted else { return completion(.failure(Self.full)) }
+        // A restored state goes into the creation record itself, so it is durable before the 201.
+        let meta = SnapshotCoding.meta(id: id, kind: kind.name, createdAt: now, tokenHash: tokenHash,
+                                       state: state == nil ? nil : store.encodeState())
+        context.log.create(sessionID: id, meta: meta) { [self] result in
+            switch result {
+            case .success:
+                completion(.success((session, token)))
+            case .failure(let error):
+                _ = sessions.withLock { $0.removeValue(forKey: id) }
+                ServerLog.error("cannot create session files: \(error)")
+                completion(.failure(Problem(503, "journal-unavailable", "the session could not be made durable; retry later",
+                                            headers: [("Retry-After", "1")])))
             }
-        } catch {
-            _ = sessions.withLock { $0.removeValue(forKey: id) }
-            ServerLog.error("cannot create session files: \(error)")
-            throw Problem(503, "journal-unavailable", "the session could not be made durable; retry later", headers: [("Retry-After", "1")])
         }
-        return (session, token)
     }
 
-    /// Removes the session, ends its streams and deletes its files.
-    func delete(_ id: String) -> Bool {
+    /// Removes the session, ends its streams, deletes its files, then calls `completion`;
+    /// false when there was no such session.
+    @discardableResult
+    func delete(_ id: String, completion: @escaping @Sendable () -> Void) -> Bool {
         guard let session = sessions.withLock({ $0.removeValue(forKey: id) }) else { return false }
         session.markDeleted()
-        context.log.delete(sessionID: id)
+        context.log.delete(sessionID: id, completion: completion)
         return true
     }
 
