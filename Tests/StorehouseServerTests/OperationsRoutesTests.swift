@@ -81,3 +81,28 @@ final class OperationsRoutesTests: XCTestCase {
         XCTAssertEqual(line, "1970-01-01T00:00:00.000Z GET /sessions/abc/events 200 1.200ms\n")
     }
 }
+
+/// Every problem slug the code can send is explained at `/problems/{slug}` and listed in openapi.yaml.
+final class ProblemCatalogTests: XCTestCase {
+    func testEverySlugInTheSourcesIsExplainedAndInTheContract() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let sources = root.appendingPathComponent("Sources")
+        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+        XCTAssertFalse(files.isEmpty)
+        let pattern = try NSRegularExpression(pattern: #"Problem\(\d{3}, "([a-z-]+)""#)
+        var slugs = Set<String>()
+        for file in files {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                if let range = Range(match.range(at: 1), in: text) { slugs.insert(String(text[range])) }
+            }
+        }
+        XCTAssertGreaterThan(slugs.count, 20)
+        let contract = try String(contentsOf: root.appendingPathComponent("openapi.yaml"), encoding: .utf8)
+        for slug in slugs.sorted() {
+            XCTAssertNotNil(ProblemCatalog.entries[slug], "\(slug) has no explanation")
+            XCTAssertTrue(contract.contains("        - \(slug)\n"), "\(slug) is not in openapi.yaml's ProblemSlug")
+        }
+    }
+}

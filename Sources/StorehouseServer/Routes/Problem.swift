@@ -65,6 +65,7 @@ enum ProblemCatalog {
         "too-many-sessions": ("Too Many Sessions", "The server holds as many sessions as it may; retry later or delete one."),
         "invalid-action": ("Invalid Action", "An action is a JSON object with a string type (a Flux Standard Action)."),
         "empty-batch": ("Empty Batch", "A batch must hold at least one action."),
+        "batch-too-large": ("Batch Too Large", "A batch holds at most --history actions, so that a refused journal append can always be rolled back."),
         "unknown-action": ("Unknown Action", "The session's kind has no action of this type; validTypes lists them."),
         "invalid-payload": ("Invalid Payload", "The action's payload is not what its type takes; detail names the field."),
         "internal-action": ("Internal Action", "Only the store's effects may send this action."),
