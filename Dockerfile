@@ -30,14 +30,15 @@ ARG VERSION=0.1.0
 ARG REVISION=unknown
 ARG CREATED=unknown
 
-# OCI image-spec annotations (https://github.com/opencontainers/image-spec/blob/main/annotations.md)
+# OCI image-spec annotations (https://github.com/opencontainers/image-spec/blob/main/annotations.md).
+# REVISION (a commit) and CREATED (RFC 3339) come from the build: scripts/container-smoke.sh passes
+# them, e.g. --build-arg REVISION=$(git rev-parse HEAD) --build-arg CREATED=$(date -u +%FT%TZ).
+# No licenses/source/documentation labels: the repository declares no license and no public URL.
 LABEL org.opencontainers.image.title="storehouse" \
       org.opencontainers.image.description="HTTP/1.1 JSON server hosting one Redux-like store per session, with SSE change streams" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}" \
       org.opencontainers.image.created="${CREATED}" \
-      org.opencontainers.image.licenses="Apache-2.0" \
-      org.opencontainers.image.documentation="README.md, openapi.yaml" \
       org.opencontainers.image.base.name="docker.io/library/debian:bookworm-slim"
 
 # A fixed numeric uid/gid, so `runAsNonRoot` checks and volume ownership work without a passwd lookup.

@@ -5,17 +5,25 @@
 #   2. the image is under 150 MB;
 #   3. it starts and GET /healthz answers 200 (and prints how soon /readyz answered 200);
 #   4. `storehouse --version` and `storehouse healthcheck` work inside it; the server's uid is not 0;
+#      inside the container, a second server on an empty data directory answers /readyz 200 within
+#      SMOKE_MAX_READY_MS of its exec (median of 5; the container's own start is not counted);
 #   5. a session can be created and actions posted;
-#   6. SIGTERM: an open SSE stream gets `event: end` with reason `shutdown`, and the process exits
-#      with status 0 within 5 s;
-#   7. started again on the same /data volume, the session is there at the same version.
+#   6. SIGTERM while actions are in flight: the process exits with status 0 within 5 s; an open
+#      SSE stream gets `event: end` with reason `shutdown`; concurrent posters (one connection per
+#      action) get an answer for every request the server took, some of them answered 200 after
+#      the SIGTERM, and only 200 or 503 `not-ready` (draining, Retry-After) - else connection
+#      refused once the listener is closed; a POST whose body was only half sent when the shutdown
+#      began is answered too (the server answers it 503 `not-ready`: it takes no new actions while
+#      draining), not cut off;
+#   7. started again on the same /data volume, the session is there at exactly 3 + the number of
+#      actions answered 200: every acknowledged action journaled, nothing refused applied.
 #
 #   bash scripts/container-smoke.sh            # the repository's Dockerfile
 #   SMOKE_ENGINE=buildah bash scripts/container-smoke.sh
 #
 # Env: SMOKE_ENGINE (docker|podman|buildah; default: the first that works, in that order),
 #      SMOKE_TAG (default storehouse:smoke), SMOKE_SKIP_BUILD=1 (check an image built before),
-#      SMOKE_MAX_MB (default 150), KEEP_LOGS=1 keeps the logs directory.
+#      SMOKE_MAX_MB (default 150), SMOKE_MAX_READY_MS (default 200), KEEP_LOGS=1 keeps the logs.
 # Prints one line per check and a verdict; exit 0 = pass, 1 = fail, 2 = no engine / usage.
 set -uo pipefail
 
@@ -25,6 +33,7 @@ CONTEXT=${1:-$ROOT}
 [ -f "$CONTEXT/Dockerfile" ] || { echo "usage: $PROG [CONTEXT_DIR]   ($CONTEXT has no Dockerfile)" >&2; exit 2; }
 TAG=${SMOKE_TAG:-storehouse:smoke}
 MAX_MB=${SMOKE_MAX_MB:-150}
+MAX_READY_MS=${SMOKE_MAX_READY_MS:-200}
 NAME=storehouse-smoke-$$
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/container-smoke.XXXXXX")
 VOLUME=storehouse-smoke-$$          # docker/podman named volume
@@ -32,6 +41,8 @@ DATA_DIR=$WORK/data                 # buildah bind-mounted directory
 RUN_PID=                            # buildah: the `buildah run` process
 CTR=                                # buildah: the working container
 STREAM_PID=
+INFLIGHT_PID=
+BURST_PIDS=()
 FAILED=0
 
 log() { printf '%s\n' "$*"; }
@@ -189,6 +200,8 @@ image_bytes() {
 
 cleanup() {
   [ -n "$STREAM_PID" ] && kill "$STREAM_PID" 2>/dev/null
+  [ -n "$INFLIGHT_PID" ] && kill "$INFLIGHT_PID" 2>/dev/null
+  [ ${#BURST_PIDS[@]} -gt 0 ] && kill "${BURST_PIDS[@]}" 2>/dev/null
   remove
   case $ENGINE in
     docker) docker volume rm "$VOLUME" >/dev/null 2>&1 ;;
@@ -216,10 +229,13 @@ json_field() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[
 log "engine: $ENGINE; image $TAG from $CONTEXT; port $PORT"
 if [ "${SMOKE_SKIP_BUILD:-0}" != 1 ]; then
   t0=$SECONDS
+  # Values for the OCI labels (org.opencontainers.image.revision, .created).
+  BUILD_ARGS=(--build-arg "CREATED=$(date -u +%Y-%m-%dT%H:%M:%SZ)")
+  rev=$(git -C "$CONTEXT" rev-parse HEAD 2>/dev/null) && BUILD_ARGS+=(--build-arg "REVISION=$rev")
   case $ENGINE in
-    docker) docker build -t "$TAG" "$CONTEXT" >"$WORK/build.log" 2>&1 ;;
-    podman) pm build $(pull_flag) --format docker --layers=false -t "$TAG" "$CONTEXT" >"$WORK/build.log" 2>&1 ;;
-    buildah) bh bud --isolation chroot $(pull_flag) --format docker --layers=false -t "$TAG" "$CONTEXT" >"$WORK/build.log" 2>&1 ;;
+    docker) docker build "${BUILD_ARGS[@]}" -t "$TAG" "$CONTEXT" >"$WORK/build.log" 2>&1 ;;
+    podman) pm build $(pull_flag) --format docker --layers=false "${BUILD_ARGS[@]}" -t "$TAG" "$CONTEXT" >"$WORK/build.log" 2>&1 ;;
+    buildah) bh bud --isolation chroot $(pull_flag) --format docker --layers=false "${BUILD_ARGS[@]}" -t "$TAG" "$CONTEXT" >"$WORK/build.log" 2>&1 ;;
   esac || { show "$WORK/build.log"; die "build failed after $((SECONDS - t0)) s (log $WORK/build.log)"; }
   ok "built $TAG in $((SECONDS - t0)) s"
 fi
@@ -258,6 +274,46 @@ if [ -z "$uid" ]; then bad "could not read the server's uid"
 elif [ "$uid" = 0 ]; then bad "the server runs as root (uid 0)"
 else ok "the server runs as uid $uid (not root)"; fi
 
+# Readiness of the server itself: the container's start (for buildah: copying the image into a
+# working container) is not the server's. Inside the running container, bash execs a second
+# server on a fresh empty data directory and a free port, and polls /readyz over /dev/tcp (no
+# curl in the image) until it answers 200; five runs, the median counts.
+READY_PROBE='
+port=$1 runs=$2
+exec 4<> <(:)                                   # never readable: `read -t` on it is a 1 ms sleep
+us() { local t=${EPOCHREALTIME/[.,]/}; echo $((10#$t)); }
+for ((i = 0; i < runs; i++)); do
+  d=$(mktemp -d) || exit 1
+  t0=$(us)
+  storehouse --host 127.0.0.1 --port "$port" --data-dir "$d" --access-log false 2>/dev/null &
+  pid=$!
+  ms=
+  while :; do
+    line=
+    if { printf "GET /readyz HTTP/1.1\r\nHost: probe\r\nConnection: close\r\n\r\n" >&3; IFS= read -r line <&3; } 3<>"/dev/tcp/127.0.0.1/$port" 2>/dev/null; then
+      case $line in "HTTP/1.1 200"*) ms=$(( ($(us) - t0) / 1000 )); break ;; esac
+    fi
+    kill -0 "$pid" 2>/dev/null || break
+    [ $(( $(us) - t0 )) -gt 10000000 ] && break
+    read -r -t 0.001 -u 4 _
+  done
+  kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+  rm -rf "$d"
+  echo "${ms:-timeout}"
+done'
+rport=$(free_port)
+mapfile -t ready_runs < <(in_container bash -c "$READY_PROBE" ready-probe "$rport" 5 2>>"$WORK/ready.log")
+if [ ${#ready_runs[@]} -eq 5 ] && ! printf '%s\n' "${ready_runs[@]}" | grep -qv '^[0-9][0-9]*$'; then
+  median=$(printf '%s\n' "${ready_runs[@]}" | sort -n | sed -n 3p)
+  if [ "$median" -lt "$MAX_READY_MS" ]; then
+    ok "/readyz 200 ${median} ms after exec inside the container, empty data dir (median of 5: ${ready_runs[*]} ms; limit $MAX_READY_MS ms)"
+  else
+    bad "/readyz 200 ${median} ms after exec inside the container, empty data dir (median of 5: ${ready_runs[*]} ms; limit $MAX_READY_MS ms)"
+  fi
+else
+  bad "could not time /readyz inside the container: ${ready_runs[*]:-no output}"; show "$WORK/ready.log"
+fi
+
 # ---- 5. a session and actions ----------------------------------------------------------------------
 session=$(curl -s --max-time 5 -X POST "$BASE/sessions" -d '{"kind":"counter"}')
 SID=$(printf '%s' "$session" | json_field id 2>/dev/null) || SID=
@@ -270,14 +326,63 @@ for n in 1 2 3; do
 done
 ok "posted 3 actions: version 3"
 
-# ---- 6. SIGTERM --------------------------------------------------------------------------------------
+# ---- 6. SIGTERM with actions in flight ----------------------------------------------------------
 curl -s -N --max-time 15 -H "Authorization: Bearer $TOKEN" -H "Last-Event-ID: 3" \
   "$BASE/sessions/$SID/events" >"$WORK/stream" 2>/dev/null &
 STREAM_PID=$!
 # The stream is open once its first bytes (`retry:`) arrived.
 for _ in $(seq 1 100); do [ -s "$WORK/stream" ] && break; sleep 0.05; done
 [ -s "$WORK/stream" ] || bad "the SSE stream sent nothing before the shutdown"
-t0=$(date +%s%N)
+
+# A request in flight for sure: its head and half its body are sent before SIGTERM, the rest only
+# once the shutdown has begun (the SSE stream got `event: end`). It must get an answer.
+python3 - "$PORT" "$SID" "$TOKEN" "$WORK/stream" "$WORK/inflight" <<'PY' >"$WORK/inflight.log" 2>&1 &
+import socket, sys, time
+port, sid, token, stream, out = sys.argv[1:6]
+body = b'{"type":"counter/incrTapped"}'
+head = ("POST /sessions/%s/actions HTTP/1.1\r\nHost: smoke\r\nAuthorization: Bearer %s\r\n"
+        "Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % (sid, token, len(body))).encode()
+s = socket.create_connection(("127.0.0.1", int(port)), timeout=15)
+s.sendall(head + body[:10])
+open(out + ".sent", "w").close()
+deadline = time.time() + 10
+while b"event: end" not in open(stream, "rb").read():
+    if time.time() > deadline:
+        open(out, "w").write("the shutdown never began (no event: end)\n"); sys.exit(1)
+    time.sleep(0.005)
+open(out + ".resumed", "w").close()
+s.sendall(body[10:])
+answer = b""
+try:
+    while True:
+        chunk = s.recv(65536)
+        if not chunk: break
+        answer += chunk
+except Exception as e:
+    answer += ("\n[%s]" % e).encode()
+open(out, "wb").write(answer)
+PY
+INFLIGHT_PID=$!
+for _ in $(seq 1 200); do [ -e "$WORK/inflight.sent" ] && break; sleep 0.02; done
+[ -e "$WORK/inflight.sent" ] || bad "the half-sent action could not be started: $(cat "$WORK/inflight.log")"
+
+# Concurrent posters, one connection per action, until the listener is gone.
+usec() { local t=${EPOCHREALTIME/[.,]/}; echo $((10#$t)); }
+poster() {  # poster N: one line per request: curl's exit status, HTTP status, start and end (us)
+  local i rc code t1
+  for i in $(seq 1 2000); do
+    t1=$(usec)
+    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 -H "Authorization: Bearer $TOKEN" \
+      -d '{"type":"counter/incrTapped"}' "$BASE/sessions/$SID/actions"); rc=$?
+    echo "$rc $code $t1 $(usec)"
+    [ $rc = 0 ] || break
+  done >"$WORK/burst.$1"
+}
+for n in 1 2 3 4; do poster $n & BURST_PIDS+=($!); done
+for _ in $(seq 1 200); do [ "$(cat "$WORK"/burst.* 2>/dev/null | wc -l)" -ge 40 ] && break; sleep 0.02; done
+sleep 0.2   # let the half-sent request be read
+
+t0=$(date +%s%N); sigterm_us=$(usec)
 send_sigterm || bad "could not send SIGTERM"
 stopped=0
 for _ in $(seq 1 100); do alive || { stopped=1; break; }; sleep 0.05; done
@@ -291,10 +396,40 @@ fi
 logs "$WORK/run1.log"
 wait "$STREAM_PID" 2>/dev/null; STREAM_PID=
 if grep -q '^event: end' "$WORK/stream" && grep -q '"reason":"shutdown"' "$WORK/stream"; then
-  ok "the SSE subscriber got: event: end {\"reason\":\"shutdown\"}"
+  ok "the SSE subscriber got: event: end $(grep -A1 '^event: end' "$WORK/stream" | sed -n 's/^data: //p' | head -n 1)"
 else
   bad "the SSE subscriber did not get event: end with reason shutdown; it got:"; sed 's/^/  | /' "$WORK/stream"
 fi
+
+wait "${BURST_PIDS[@]}" 2>/dev/null; BURST_PIDS=()
+cat "$WORK"/burst.* >"$WORK/burst" 2>/dev/null
+answered=$(awk '$1 == 0 && $2 == 200' "$WORK/burst" | wc -l)
+across=$(awk -v s="$sigterm_us" '$1 == 0 && $2 == 200 && $3 < s && $4 > s' "$WORK/burst" | wc -l)
+draining=$(awk '$1 == 0 && $2 == 503' "$WORK/burst" | wc -l)
+refused=$(awk '$1 == 7' "$WORK/burst" | wc -l)
+others=$(awk '!($1 == 0 && ($2 == 200 || $2 == 503)) && $1 != 7 { print "curl " $1 " HTTP " $2 }' "$WORK/burst" | sort | uniq -c | sed 's/^ *//' | paste -sd, -)
+burst_line="concurrent posters: $answered answered 200 ($across of them sent before the SIGTERM and answered after it), $draining answered 503 not-ready, $refused connection refused after the listener closed"
+if [ -n "$others" ]; then bad "$burst_line; other outcomes: $others"
+elif [ "$across" -lt 1 ]; then bad "$burst_line; no request was in flight across the SIGTERM"
+else ok "$burst_line"; fi
+
+wait "$INFLIGHT_PID" 2>/dev/null; INFLIGHT_PID=
+inflight=$(tr -d '\r' <"$WORK/inflight" 2>/dev/null)
+inflight_status=$(printf '%s\n' "$inflight" | head -n 1)
+inflight_body=$(printf '%s\n' "$inflight" | sed '1,/^$/d')
+inflight_version=$(printf '%s' "$inflight_body" | json_field version 2>/dev/null) || inflight_version=
+inflight_ok=0
+if [ ! -e "$WORK/inflight.resumed" ]; then
+  bad "the half-sent request did not see the shutdown begin: $(cat "$WORK/inflight" "$WORK/inflight.log" 2>/dev/null)"
+elif [[ $inflight_status == "HTTP/1.1 200"* ]] && [[ $inflight_version =~ ^[0-9]+$ ]]; then
+  inflight_ok=1
+  ok "request in flight at SIGTERM (body finished after the shutdown began): $inflight_status, version $inflight_version"
+elif [[ $inflight_status == "HTTP/1.1 503"* ]] && [[ $inflight_body == *not-ready* ]] && [[ $inflight == *"Retry-After:"* ]]; then
+  ok "request in flight at SIGTERM (body finished after the shutdown began): $inflight_status $inflight_body (Retry-After; not applied)"
+else
+  bad "the request in flight at SIGTERM got no proper answer: ${inflight:-nothing} $(cat "$WORK/inflight.log")"
+fi
+expected=$((3 + answered + inflight_ok))
 remove
 
 # ---- 7. restart on the same volume -----------------------------------------------------------------
@@ -302,8 +437,9 @@ start "$WORK/run2.log" || { show "$WORK/run2.log"; die "the container did not st
 wait_http /readyz 30 "$WORK/run2.log" || { logs "$WORK/run2.log"; show "$WORK/run2.log"; die "/readyz did not answer 200 after the restart"; }
 state=$(curl -s --max-time 5 -H "Authorization: Bearer $TOKEN" "$BASE/sessions/$SID/state")
 case $state in
-  '{"version":3,"state":{"count":3,'*) ok "after a restart on the same volume: $state" ;;
-  *) bad "after a restart the session answered: $state" ;;
+  "{\"version\":$expected,\"state\":{\"count\":$expected,"*)
+    ok "after a restart on the same volume: $state (3 + $answered + $inflight_ok in flight: every acknowledged action journaled)" ;;
+  *) bad "after a restart the session answered: $state; expected version $expected (3 + $answered + $inflight_ok in flight)" ;;
 esac
 send_sigterm >/dev/null 2>&1
 for _ in $(seq 1 100); do alive || break; sleep 0.05; done
