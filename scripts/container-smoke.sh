@@ -298,12 +298,23 @@ for ((i = 0; i < runs; i++)); do
     [ $(( $(us) - t0 )) -gt 10000000 ] && break
     read -r -t 0.001 -u 4 _
   done
-  kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+  # SIGTERM right after ready: it must end the server (at most 5 s), else it is killed and counted.
+  kill -TERM "$pid" 2>/dev/null; t1=$(us); stop=exited
+  while kill -0 "$pid" 2>/dev/null; do
+    if [ $(( $(us) - t1 )) -gt 5000000 ]; then stop=hung; kill -KILL "$pid" 2>/dev/null; break; fi
+    read -r -t 0.01 -u 4 _
+  done
+  wait "$pid" 2>/dev/null
   rm -rf "$d"
-  echo "${ms:-timeout}"
+  echo "${ms:-timeout} $stop"
 done'
 rport=$(free_port)
-mapfile -t ready_runs < <(in_container bash -c "$READY_PROBE" ready-probe "$rport" 5 2>>"$WORK/ready.log")
+mapfile -t probe_runs < <(in_container bash -c "$READY_PROBE" ready-probe "$rport" 5 2>>"$WORK/ready.log")
+ready_runs=(); hung=0
+for r in "${probe_runs[@]}"; do ready_runs+=("${r%% *}"); [ "${r##* }" = hung ] && hung=$((hung + 1)); done
+if [ $hung -gt 0 ]; then
+  bad "SIGTERM sent right after /readyz answered 200: the server ignored it in $hung of ${#probe_runs[@]} runs (still running 5 s later; killed)"
+fi
 if [ ${#ready_runs[@]} -eq 5 ] && ! printf '%s\n' "${ready_runs[@]}" | grep -qv '^[0-9][0-9]*$'; then
   median=$(printf '%s\n' "${ready_runs[@]}" | sort -n | sed -n 3p)
   if [ "$median" -lt "$MAX_READY_MS" ]; then
