@@ -89,11 +89,17 @@ pull_flag() {
   if [ $all = 1 ]; then echo --pull=never; else echo --pull=false; fi
 }
 
+# A port below the ephemeral range (32768+), so no outgoing connection takes it meanwhile, and
+# used by no socket at all (a listener, or a connection's local end).
 free_port() {
   local p
   for _ in $(seq 1 100); do
-    p=$((20000 + RANDOM % 40000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
+    p=$((20000 + RANDOM % 12000))
+    if command -v ss >/dev/null; then
+      [ -z "$(ss -Htan "sport = :$p" 2>/dev/null)" ] && { echo "$p"; return 0; }
+    elif ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+      echo "$p"; return 0
+    fi
   done
   return 1
 }
