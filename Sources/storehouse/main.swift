@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import StorehouseServer
 
@@ -22,6 +21,15 @@ case .version:
 case .healthcheck(let configuration):
     exit(HealthCheck.run(host: configuration.host, port: configuration.port))
 case .serve(let configuration):
+    // SIGTERM and SIGINT are blocked before any thread starts (threads inherit the mask), and one
+    // thread takes them with sigwait(2). A signal sent at any moment, even during start-up, stays
+    // pending until then instead of being lost or killing the process half-way.
+    var terminationSignals = sigset_t()
+    sigemptyset(&terminationSignals)
+    sigaddset(&terminationSignals, SIGTERM)
+    sigaddset(&terminationSignals, SIGINT)
+    pthread_sigmask(SIG_BLOCK, &terminationSignals, nil)
+
     let server: Storehouse
     do {
         server = try Storehouse(configuration: configuration)
@@ -32,22 +40,19 @@ case .serve(let configuration):
     }
     FileHandle.standardError.write(Data("storehouse listening on http://\(configuration.host):\(server.port) (\(configuration.inMemory ? "in memory" : "data in \(configuration.dataDirectory), fsync \(configuration.fsync.rawValue)"))\n".utf8))
 
-    // Signals arrive on a Dispatch source instead of an async-signal handler, so
-    // shutdown can take locks and write normally.
-    let signalQueue = DispatchQueue(label: "storehouse.signals")
-    var sources: [DispatchSourceSignal] = []
-    for number in [SIGTERM, SIGINT] {
-        signal(number, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
-        source.setEventHandler { @Sendable in
-            FileHandle.standardError.write(Data("storehouse: shutting down\n".utf8))
-            server.shutdown()
-            exit(0)
-        }
-        source.resume()
-        sources.append(source)
+    let signals = terminationSignals
+    let signalThread = Thread {
+        var waited = signals
+        var received: Int32 = 0
+        sigwait(&waited, &received)
+        FileHandle.standardError.write(Data("storehouse: shutting down (signal \(received))\n".utf8))
+        server.shutdown()
+        exit(0)
     }
+    signalThread.name = "signals"
+    signalThread.start()
     server.waitUntilStopped()
-    // The server stopped without a signal: wait for the signal handler's exit if one is running.
-    signalQueue.sync {}
+    // The server stopped on its own: give a shutdown in progress the time to finish and exit 0.
+    Thread.sleep(forTimeInterval: Double(configuration.shutdownGraceSeconds) + 1)
+    exit(0)
 }

@@ -62,4 +62,16 @@ final class ProcessLifecycleTests: XCTestCase {
         XCTAssertEqual(state.text, #"{"version":1,"state":{"tasks":{"byId":{"7":{"id":7,"title":"kept","done":true}},"allIds":[7]},"favoriteIds":[],"nextId":8}}"#)
         again.kill(SIGTERM)
     }
+
+    func testSIGTERMTheMomentTheServerListensIsNeverLost() throws {
+        for _ in 0..<10 {
+            let server = try ServerProcess(arguments: ["--in-memory"])
+            let started = Date()
+            kill(server.process.processIdentifier, SIGTERM)
+            server.process.waitUntilExit()
+            XCTAssertEqual(server.process.terminationReason, .exit)
+            XCTAssertEqual(server.process.terminationStatus, 0)
+            XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+        }
+    }
 }
