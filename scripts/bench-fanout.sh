@@ -5,6 +5,7 @@
 # ../shared/bench/sse-fanout.py (200 actions at 20/s) while sampling the server's RSS every 100 ms,
 # and prints the fan-out figures with the RSS per subscriber (peak RSS during the run minus the
 # baseline, over the subscriber count). Then the Hummingbird peer at the first count, for comparison.
+# --max-connections 20000: 10,000 subscribers plus the posting connections exceed the default 10,000.
 # Output: stdout and bench-results/fanout-<time>.log.
 set -euo pipefail
 COUNTS=("${@:-1000 10000}")
@@ -48,7 +49,7 @@ measure() { # label count command...
 {
   echo "# bench-fanout $(date -u +%FT%TZ) loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
   for n in "${COUNTS[@]}"; do
-    PORT=$(free_port); measure "storehouse-n$n" "$n" "$ROOT/.build/release/storehouse" --in-memory --port "$PORT" --access-log false
+    PORT=$(free_port); measure "storehouse-n$n" "$n" "$ROOT/.build/release/storehouse" --in-memory --port "$PORT" --access-log false --max-connections 20000
   done
   PORT=$(free_port); export PORT; measure "hummingbird-n${COUNTS[0]}" "${COUNTS[0]}" "$PEER/.build/release/HBCounter"
 } 2>&1 | tee "$LOG"
