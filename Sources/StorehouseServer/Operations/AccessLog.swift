@@ -14,7 +14,7 @@ public final class AccessLog: Sendable {
     }
     private let pending = Mutex(Pending())
     private let bufferCap = 8 << 20
-    private let enabled: Bool
+    let enabled: Bool
 
     public init(enabled: Bool) {
         self.enabled = enabled

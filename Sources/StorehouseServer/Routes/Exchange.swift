@@ -21,6 +21,8 @@ struct Exchange: Sendable {
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         metrics.recordRequest(route: route, method: request.method, status: status, seconds: seconds)
-        accessLog.record(method: request.method, path: request.path, status: status, seconds: seconds, now: now())
+        if accessLog.enabled {
+            accessLog.record(method: request.method, path: request.path, status: status, seconds: seconds, now: now())
+        }
     }
 }

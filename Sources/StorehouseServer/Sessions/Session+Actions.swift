@@ -11,6 +11,12 @@ struct ActionSubmission: Sendable {
     var minimal: Bool
 }
 
+/// Where a replay starts (a kept state) and the logged actions it applies.
+struct ReplayPlan {
+    let base: (version: Int, bytes: [UInt8])
+    let entries: [ActionHistory.Entry]
+}
+
 /// What an applied request still owes once its actions are durable: publication, its
 /// answer, its effects, and the bookkeeping a refused request must not leave behind.
 struct PendingAppend: Sendable {
@@ -237,12 +243,23 @@ extension Session {
     /// A fresh store at `version`, replayed from kept state and history; effects are dropped
     /// because the actions they fed back are in the history too.
     func rebuiltStore(at version: Int) throws -> any AnyStore {
+        try replay(replayPlanLocked(to: version))
+    }
+
+    /// The kept state to start from and the history entries that lead from it to `version`.
+    func replayPlanLocked(to version: Int) throws(Problem) -> ReplayPlan {
         guard let base = keptStates.nearest(atOrBefore: version) else { throw SessionProblems.versionGone(version, oldest: oldestVersionLocked) }
         let entries = base.version < version ? history.entries((base.version + 1)...version) : []
         guard entries.count == version - base.version else { throw SessionProblems.versionGone(version, oldest: oldestVersionLocked) }
-        let rebuilt = try kind.makeStore(state: JSONReader.parse(base.bytes), version: base.version, environment: context.effectEnvironment)
-        if !entries.isEmpty {
-            _ = try rebuilt.apply(entries.map(\.record))
+        return ReplayPlan(base: base, entries: entries)
+    }
+
+    /// A fresh store from a plan. Needs no lock: it touches only the plan and the kind.
+    func replay(_ plan: ReplayPlan) throws -> any AnyStore {
+        let rebuilt = try kind.makeStore(state: JSONReader.parse(plan.base.bytes), version: plan.base.version,
+                                         environment: context.effectEnvironment)
+        if !plan.entries.isEmpty {
+            _ = try rebuilt.apply(plan.entries.map(\.record))
             _ = rebuilt.takePendingEffects()
         }
         return rebuilt

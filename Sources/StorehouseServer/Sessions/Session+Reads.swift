@@ -4,32 +4,25 @@ extension Session {
     /// The encoded state at `version`. Replaying from a kept state happens outside the lock,
     /// so a long time-travel read never holds up the session's writers.
     func state(at version: Int) throws(Problem) -> [UInt8] {
-        let plan = try replayPlan(to: version)
+        let plan = try lockedReplayPlan(to: version)
         if plan.entries.isEmpty { return plan.base.bytes }
         do {
-            let replay = try kind.makeStore(state: JSONReader.parse(plan.base.bytes), version: plan.base.version, environment: context.effectEnvironment)
-            _ = try replay.apply(plan.entries.map(\.record))
-            _ = replay.takePendingEffects()
-            return replay.encodeState()
+            return try replay(plan).encodeState()
         } catch {
             ServerLog.error("session \(id): replay to version \(version) failed: \(error)")
             throw Problem(500, "replay-failed", "the state at version \(version) could not be rebuilt")
         }
     }
 
-    /// The kept state to start from and the history entries to replay to reach `version`.
-    private func replayPlan(to version: Int) throws(Problem) -> (base: (version: Int, bytes: [UInt8]), entries: [ActionHistory.Entry]) {
+    private func lockedReplayPlan(to version: Int) throws(Problem) -> ReplayPlan {
         lock.lock()
         defer { lock.unlock() }
         guard version >= 0, version <= store.version else {
             throw Problem(404, "version-not-found", "version \(version) is ahead of the session (at \(store.version))",
                           extra: [("currentVersion", .int(store.version))])
         }
-        if version == store.version { return ((version, currentStateLocked().bytes), []) }
-        guard let base = keptStates.nearest(atOrBefore: version) else { throw SessionProblems.versionGone(version, oldest: oldestVersionLocked) }
-        let entries = base.version < version ? history.entries((base.version + 1)...version) : []
-        guard entries.count == version - base.version else { throw SessionProblems.versionGone(version, oldest: oldestVersionLocked) }
-        return (base, entries)
+        if version == store.version { return ReplayPlan(base: (version, currentStateLocked().bytes), entries: []) }
+        return try replayPlanLocked(to: version)
     }
 
     /// The value at an RFC 6901 pointer in the head state.
