@@ -51,6 +51,7 @@ public final class Storehouse: Sendable {
         http.host = configuration.host
         http.port = configuration.port
         http.maxConnections = configuration.maxConnections
+        if let threads = configuration.ioThreads { http.ioThreads = threads }
         http.maxBodyBytes = configuration.maxBodyBytes
         http.shutdownGrace = .seconds(configuration.shutdownGraceSeconds)
         // The session layer bounds a subscriber at --subscriber-buffer-bytes plus one snapshot;

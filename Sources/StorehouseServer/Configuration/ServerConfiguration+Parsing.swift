@@ -53,6 +53,9 @@ extension ServerConfiguration {
         Option(flag: "--max-connections", variable: "STOREHOUSE_MAX_CONNECTIONS", placeholder: "N", help: "open connections before 503 (default 10000)") { c, v throws(ConfigurationError) in
             c.maxConnections = try integer(v, flag: "--max-connections", in: 1...1_000_000)
         },
+        Option(flag: "--io-threads", variable: "STOREHOUSE_IO_THREADS", placeholder: "N", help: "event-loop threads (default: one per core)") { c, v throws(ConfigurationError) in
+            c.ioThreads = try integer(v, flag: "--io-threads", in: 1...256)
+        },
         Option(flag: "--effect-latency-ms", variable: "STOREHOUSE_EFFECT_LATENCY_MS", placeholder: "N", help: "simulated latency of remote effects (default 50)") { c, v throws(ConfigurationError) in
             c.effectLatencyMilliseconds = try integer(v, flag: "--effect-latency-ms", in: 0...600_000)
         },

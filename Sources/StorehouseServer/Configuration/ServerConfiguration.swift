@@ -13,6 +13,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var maxBodyBytes = 1 << 20
     public var maxSessions = 100_000
     public var maxConnections = 10_000
+    /// Event-loop threads; nil means one per active core.
+    public var ioThreads: Int?
     public var effectLatencyMilliseconds = 50
     public var heartbeatSeconds = 15
     public var history = 10_000
