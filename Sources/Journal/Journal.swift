@@ -14,7 +14,8 @@ import Synchronization
 ///         // .success: durable as the policy promises -> answer 2xx; .failure -> 503
 ///     }
 ///
-/// Completions run on the journal's writer thread, in call order per session: they must not block.
+/// Completions run on the thread that processes their group (the writer thread, or a caller of
+/// `commit()`), in call order per session: they must not block.
 /// From a completion, `createSession` throws `.calledFromCompletion`, `deleteSession` and `close`
 /// are queued without waiting, `flush` and `statistics` do nothing.
 public final class Journal: Sendable {
@@ -89,15 +90,24 @@ public final class Journal: Sendable {
     /// Appends `records` (consecutive versions, following the session's last record) as one unit:
     /// after a crash either all of them are recovered or none. `completion` runs once, when the records
     /// are as durable as the policy promises, or with the reason they were refused (nothing written).
-    public func append(session: String, records: [(version: Int, bytes: [UInt8])],
+    ///
+    /// With `commitLater: true` the writer thread is not woken: the caller commits the group itself
+    /// with ``commit()`` before it waits for more work (an event loop at the end of an iteration).
+    public func append(session: String, records: [(version: Int, bytes: [UInt8])], commitLater: Bool = false,
                        completion: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
         guard FileNames.isValidSessionID(session) else {
             completion(.failure(.invalidSessionID(session)))
             return
         }
-        if !writer.submit(.append(id: session, records: records, done: completion)) {
+        if !writer.submit(.append(id: session, records: records, done: completion), wake: !commitLater) {
             completion(.failure(.closed))
         }
+    }
+
+    /// Writes, syncs and completes everything queued, on the calling thread (one group commit).
+    /// Completions of this group run inside this call; it blocks while another group is processed.
+    public func commit() {
+        writer.commit()
     }
 
     /// Stores `bytes` as the session's state at `version`, then deletes the records it covers.

@@ -13,6 +13,16 @@
 /// ```
 public protocol HTTPHandler: Sendable {
     func handle(_ request: HTTPRequest, _ responder: HTTPResponder)
+
+    /// Called on each I/O thread when it has handled every ready event and is about to wait for
+    /// more: the place to finish, in one go, work that the iteration's requests left pending (a
+    /// journal group commit), and to answer them from this thread. It may block briefly; the
+    /// thread's other connections wait meanwhile. The default does nothing.
+    func eventLoopWillWait()
+}
+
+extension HTTPHandler {
+    public func eventLoopWillWait() {}
 }
 
 /// Wraps a closure as an `HTTPHandler`.

@@ -102,6 +102,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         defer { events.deallocate() }
         var nextSweep = now + sweepInterval
         while true {
+            core.handler.eventLoopWillWait()
             drainTasks()
             if let deadline = shutdownDeadline, connectionCount == 0 || now >= deadline { break }
             var wait = max(0, nextSweep - now)

@@ -14,19 +14,28 @@ struct JournalLog: SessionLog {
 
     func append(sessionID: String, records: [(version: Int, bytes: [UInt8])],
                 completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
-        // The journal answers some refusals (a closed journal) inside `append` itself, on the
-        // calling thread, which holds the session's lock: only such an answer moves to another
-        // thread. Every other completion runs on the writer thread as it comes, so the order the
-        // journal promises per session is kept.
-        let caller = pthread_self()
-        journal.append(session: sessionID, records: records) { result in
-            let mapped = result.mapError { $0 as any Error }
-            if pthread_equal(pthread_self(), caller) != 0 {
-                DispatchQueue.global().async { completion(mapped) }
-            } else {
-                completion(mapped)
+        // On an event loop the append waits for the loop's own commit at the end of its iteration
+        // (`commitPending`), one group for everything the iteration appended; elsewhere the
+        // journal's writer thread takes it.
+        let later = CommitDuty.deferAppend()
+        CommitDuty.appending {
+            journal.append(session: sessionID, records: records, commitLater: later) { result in
+                let mapped = result.mapError { $0 as any Error }
+                // The journal answers some refusals (a closed journal) inside `append` itself, where
+                // the caller holds the session's lock: only such an answer moves to another thread.
+                // Every other completion runs as it comes, so the order the journal promises per
+                // session is kept.
+                if CommitDuty.isAppending {
+                    DispatchQueue.global().async { completion(mapped) }
+                } else {
+                    completion(mapped)
+                }
             }
         }
+    }
+
+    func commitPending() {
+        CommitDuty.commitIfPending { journal.commit() }
     }
 
     func snapshot(sessionID: String, version: Int, bytes: [UInt8]) {

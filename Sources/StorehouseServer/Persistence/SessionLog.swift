@@ -10,9 +10,13 @@ protocol SessionLog: Sendable {
     /// Makes the session's metadata durable; `completion` may run on another thread. No I/O thread
     /// waits for the disk: the creating request is answered from the completion.
     func create(sessionID: String, meta: [UInt8], completion: @escaping @Sendable (Result<Void, any Error>) -> Void)
-    /// `completion` runs on another thread, never inside this call (unless `completesInline`, when it is not called).
+    /// `completion` never runs inside this call (unless `completesInline`, when it is not called): on the
+    /// journal's thread, or on this thread inside its next `commitPending()`.
     func append(sessionID: String, records: [(version: Int, bytes: [UInt8])],
                 completion: @escaping @Sendable (Result<Void, any Error>) -> Void)
+    /// Makes durable, and completes, the appends this thread made since its last call; called by
+    /// each event loop before it waits for more work. Blocks for one group commit at most.
+    func commitPending()
     func snapshot(sessionID: String, version: Int, bytes: [UInt8])
     /// Removes the session's files, then calls `completion` (possibly on another thread).
     func delete(sessionID: String, completion: @escaping @Sendable () -> Void)
@@ -27,6 +31,7 @@ struct MemoryLog: SessionLog {
     }
     func append(sessionID: String, records: [(version: Int, bytes: [UInt8])],
                 completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {}
+    func commitPending() {}
     func snapshot(sessionID: String, version: Int, bytes: [UInt8]) {}
     func delete(sessionID: String, completion: @escaping @Sendable () -> Void) { completion() }
     func close() {}

@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// It runs on the engine's I/O thread. Everything it does there is short — parse
 /// a body, take a session's lock, apply one reducer, encode the answer — and an
-/// answer that must wait for the journal is sent later from the journal's thread.
+/// answer that must wait for the journal is sent once the loop commits its
+/// iteration's appends (`eventLoopWillWait`), or from the journal's thread.
 final class Router: HTTPHandler {
     let registry: SessionRegistry
     let metrics: Metrics
@@ -21,6 +22,11 @@ final class Router: HTTPHandler {
         self.accessLog = accessLog
         self.readiness = readiness
         kindsBody = Router.encodeKinds(environment: registry.context.effectEnvironment)
+    }
+
+    /// The loop's appends of this iteration become durable together, and are answered from here.
+    func eventLoopWillWait() {
+        registry.context.log.commitPending()
     }
 
     func handle(_ request: HTTPRequest, _ responder: HTTPResponder) {
