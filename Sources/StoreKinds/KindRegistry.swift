@@ -4,10 +4,10 @@ import StoreCore
 /// Adding a kind = one line here.
 public enum KindRegistry {
     public static let all: [any StoreKind] = [
-        Kind(name: "counter", reducer: counterAppReducer),
+        Kind(name: "counter", reducer: counterAppReducer, resume: counterAppResume),
         Kind(name: "shop", reducer: shopReducer),
         Kind(name: "tasks", reducer: tasksReducer),
-        Kind(name: "login", reducer: loginReducer),
+        Kind(name: "login", reducer: loginReducer, resume: loginResume),
     ]
 
     public static func kind(named name: String) -> (any StoreKind)? {

@@ -94,6 +94,35 @@ final class DurabilityTests: XCTestCase {
         XCTAssertEqual((answer.json["action"] as? [String: Any])?["source"] as? String, "effect")
     }
 
+    /// An effect cut short by the end of the process never fed its answer back: after the restart
+    /// the kind's `resume` runs it again, so the state does not wait for it forever.
+    func testAnEffectInFlightAtShutdownRunsAgainAfterTheRestart() throws {
+        let directory = temporaryDirectory()
+        var id = "", token = ""
+        do {
+            // The validation service never answers in this process's lifetime.
+            let parked = EffectEnvironment(latency: .milliseconds(1), sleep: { _ in await Gate().wait() })
+            let fixture = try ServerFixture({ $0.inMemory = false; $0.dataDirectory = directory }, environment: parked)
+            (id, token) = try fixture.createSession(#"{"kind":"login"}"#)
+            let posted = try fixture.client().request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"login/emailChanged","payload":"a@b.c"}"#)
+            XCTAssertEqual(posted.json["version"] as? Int, 1)
+            XCTAssertEqual(((posted.json["state"] as? [String: Any])?["email"] as? [String: Any])?["currentValidation"] as? String, "remote")
+            fixture.server.shutdown()
+        }
+        let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory }
+        let events = try fixture.client()
+        _ = try events.openEvents("/sessions/\(id)/events", headers: bearer(token).merging(["Last-Event-ID": "1"]) { $1 })
+        XCTAssertEqual(try events.nextEvent().retry, "2000")
+        let answer = try events.nextEvent()
+        XCTAssertEqual(answer.event, "change")
+        XCTAssertEqual(answer.id, "2")
+        XCTAssertEqual((answer.json["action"] as? [String: Any])?["type"] as? String, "login/emailValidated")
+        XCTAssertEqual((answer.json["action"] as? [String: Any])?["source"] as? String, "effect")
+        let state = try fixture.client().request("GET", "/sessions/\(id)/state", headers: bearer(token))
+        XCTAssertEqual(state.json["version"] as? Int, 2)
+        XCTAssertEqual(((state.json["state"] as? [String: Any])?["email"] as? [String: Any])?["valid"] as? Bool, true)
+    }
+
     func testDeleteRemovesTheSessionsFiles() throws {
         let directory = temporaryDirectory()
         let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory }

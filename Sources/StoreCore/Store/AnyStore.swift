@@ -14,9 +14,15 @@ public protocol AnyStore: AnyObject {
     func apply(_ actions: [ActionRecord]) throws(BatchError) -> [Change]
     /// Effects returned by reducers during the last successful apply (cleared by this call).
     func takePendingEffects() -> [PendingEffect]
+    /// The effects the current state is still waiting for (see `Kind.resume`), to run again after
+    /// a restart; the state is not changed. Outputs are dropped: they were emitted the first time.
+    func interruptedEffects() -> [PendingEffect]
 }
 
 extension AnyStore {
+    /// For conformers with no `resume`: nothing is waited for.
+    public func interruptedEffects() -> [PendingEffect] { [] }
+
     /// For conformers that cannot do better: the whole state, then the pointer.
     public func stateValue(at pointer: JSONPointer) -> JSONValue? {
         stateValue().value(at: pointer)

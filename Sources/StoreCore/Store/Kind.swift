@@ -1,19 +1,27 @@
 /// A kind made of a State, an Action and a reducer: what a developer registers.
 ///
 ///     Kind(name: "shop", reducer: shopReducer)    // State and Action inferred from the reducer
+///     Kind(name: "counter", reducer: counterAppReducer, resume: counterAppResume)
+///
+/// `resume` names the effects a state is still waiting for (a request in flight). A restart
+/// rebuilds the state from the journal but cannot rebuild an effect that was running when the
+/// process died, so recovery asks `resume` and runs them again; without it such a state would
+/// wait for an answer forever.
 public struct Kind<State: StoreState, Action: StoreAction>: StoreKind {
     public let name: String
     public let reducer: Reducer<State, Action>
+    public let resume: (@Sendable (State) -> Effect<Action>)?
     /// Built by the inlined initializer in the registering module, so the stores it makes run
     /// code specialized for this State and Action.
     @usableFromInline let factory: @Sendable (State, Int, EffectEnvironment) -> any AnyStore
 
     @inlinable
-    public init(name: String, reducer: Reducer<State, Action>) {
+    public init(name: String, reducer: Reducer<State, Action>, resume: (@Sendable (State) -> Effect<Action>)? = nil) {
         self.name = name
         self.reducer = reducer
+        self.resume = resume
         self.factory = { state, version, environment in
-            ErasedStore(Store(kind: name, state: state, version: version, reducer: reducer, environment: environment))
+            ErasedStore(Store(kind: name, state: state, version: version, reducer: reducer, environment: environment), resume: resume)
         }
     }
 
@@ -30,5 +38,10 @@ public struct Kind<State: StoreState, Action: StoreAction>: StoreKind {
     public func makeTypedStore(state: JSONValue? = nil, version: Int = 0, environment: EffectEnvironment = .live) throws(StateDecodingError) -> Store<State, Action> {
         let initial = try state.map { (json) throws(StateDecodingError) -> State in try State(json: json, path: "") } ?? State.initial
         return Store(kind: name, state: initial, version: version, reducer: reducer, environment: environment)
+    }
+
+    /// The effects `state` is still waiting for, per `resume` (tests).
+    public func interruptedEffects(of state: State) -> Effect<Action> {
+        resume?(state) ?? .none
     }
 }

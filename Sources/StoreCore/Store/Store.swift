@@ -119,6 +119,13 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
         return Change(version: _version + index + 1, action: record, patch: patch.finish(), outputs: outputs)
     }
 
+    /// Queues `effect`'s async work as if a reducer had returned it (outputs are dropped), for
+    /// the next `takePendingEffects`; used to run again what a restored state waits for.
+    public func queue(_ effect: Effect<Action>) {
+        var outputs: [StoreOutput] = []
+        effect.flatten(outputs: &outputs, works: &pending)
+    }
+
     public func takePendingEffects() -> [PendingEffect] {
         let works = pending
         pending = []
@@ -141,9 +148,10 @@ public final class ErasedStore: AnyStore {
     @usableFromInline let _stateValueAt: (JSONPointer) -> JSONValue?
     @usableFromInline let _apply: ([ActionRecord]) throws(BatchError) -> [Change]
     @usableFromInline let _takePendingEffects: () -> [PendingEffect]
+    @usableFromInline let _interruptedEffects: () -> [PendingEffect]
 
     @inlinable
-    public init<State, Action>(_ store: Store<State, Action>) {
+    public init<State, Action>(_ store: Store<State, Action>, resume: (@Sendable (State) -> Effect<Action>)? = nil) {
         kind = store.kind
         _version = { store.version }
         _encodeState = { store.encodeState() }
@@ -151,6 +159,11 @@ public final class ErasedStore: AnyStore {
         _stateValueAt = { store.stateValue(at: $0) }
         _apply = { (records) throws(BatchError) -> [Change] in try store.apply(records) }
         _takePendingEffects = { store.takePendingEffects() }
+        _interruptedEffects = {
+            guard let resume else { return [] }
+            store.queue(resume(store.state))
+            return store.takePendingEffects()
+        }
     }
 
     public var version: Int { _version() }
@@ -159,4 +172,5 @@ public final class ErasedStore: AnyStore {
     public func stateValue(at pointer: JSONPointer) -> JSONValue? { _stateValueAt(pointer) }
     public func apply(_ actions: [ActionRecord]) throws(BatchError) -> [Change] { try _apply(actions) }
     public func takePendingEffects() -> [PendingEffect] { _takePendingEffects() }
+    public func interruptedEffects() -> [PendingEffect] { _interruptedEffects() }
 }

@@ -77,6 +77,11 @@ extension CounterAppAction {
 }
 
 /// The `counter` kind: three feature reducers lifted into the app state and combined.
+/// The app's interrupted effects: the counter feature's, lifted like its reducer.
+public let counterAppResume: @Sendable (CounterAppState) -> Effect<CounterAppAction> = { state in
+    counterResume(state.counter).map(CounterAppAction.counter)
+}
+
 public let counterAppReducer = Reducer<CounterAppState, CounterAppAction>.combine(
     counterReducer.pullback(state: \.counter, action: CounterAppAction.counterCase),
     primeModalReducer.pullback(state: \.primeModal, action: CounterAppAction.primeModalCase),

@@ -29,10 +29,7 @@ public let counterReducer = Reducer<CounterState, CounterAction> { state, action
     case .nthPrimeButtonTapped:
         guard !state.isNthPrimeRequestInFlight else { throw .rejected("an nth-prime request is already in flight") }
         state.isNthPrimeRequestInFlight = true
-        let n = state.count
-        return .run { _, send in
-            send(.nthPrimeResponse(prime: Primes.nthPrime(n)))
-        }
+        return nthPrimeEffect(state.count)
     case .nthPrimeResponse(let prime):
         state.nthPrime = prime
         state.isNthPrimeRequestInFlight = false
@@ -41,6 +38,19 @@ public let counterReducer = Reducer<CounterState, CounterAction> { state, action
         state.nthPrime = nil
         return .none
     }
+}
+
+/// Computes the `n`-th prime off the store's thread and feeds it back.
+func nthPrimeEffect(_ n: Int) -> Effect<CounterAction> {
+    .run { _, send in
+        send(.nthPrimeResponse(prime: Primes.nthPrime(n)))
+    }
+}
+
+/// After a restart: a request that was in flight is asked again (the flag is still set, so the
+/// button would be refused with 409 forever otherwise).
+public let counterResume: @Sendable (CounterState) -> Effect<CounterAction> = { state in
+    state.isNthPrimeRequestInFlight ? nthPrimeEffect(state.count) : .none
 }
 
 /// The prime modal's state: the count it shows and the favorites it edits.

@@ -8,10 +8,7 @@ public let loginReducer = Reducer<LoginState, LoginAction> { state, action, _ th
         state.email = EmailField(rawValue: email, valid: false, currentValidation: nil)
         guard email.contains("@") else { return .none }
         state.email.currentValidation = "remote"
-        return .run { environment, send in
-            await environment.sleep(environment.latency)  // stands for the validation service
-            send(.emailValidated(valid: LoginService.isDeliverable(email)))
-        }
+        return validationEffect(email)
 
     case .emailValidated(let valid):
         // An answer for an address already replaced by one that failed locally is stale.
@@ -38,15 +35,7 @@ public let loginReducer = Reducer<LoginState, LoginAction> { state, action, _ th
         guard !state.loggingIn else { throw .rejected("a login is already in progress") }
         guard state.canLogin else { throw .rejected("cannot log in: needs to be online, a valid email and a password longer than 8") }
         state.loggingIn = true
-        let password = state.password
-        return .run { environment, send in
-            await environment.sleep(environment.latency)  // stands for the login service
-            if LoginService.accepts(password: password) {
-                send(.loginSucceeded(token: environment.makeToken()))
-            } else {
-                send(.loginFailed)
-            }
-        }
+        return loginEffect(password: state.password)
 
     case .loginSucceeded(let token):
         state.loggingIn = false
@@ -56,6 +45,35 @@ public let loginReducer = Reducer<LoginState, LoginAction> { state, action, _ th
         state.loggingIn = false
         return .output("login/showErrorToast")
     }
+}
+
+/// Asks the validation service about `email` and feeds back its verdict.
+func validationEffect(_ email: String) -> Effect<LoginAction> {
+    .run { environment, send in
+        await environment.sleep(environment.latency)  // stands for the validation service
+        send(.emailValidated(valid: LoginService.isDeliverable(email)))
+    }
+}
+
+/// Asks the login service and feeds back success (with a token) or failure.
+func loginEffect(password: String) -> Effect<LoginAction> {
+    .run { environment, send in
+        await environment.sleep(environment.latency)  // stands for the login service
+        if LoginService.accepts(password: password) {
+            send(.loginSucceeded(token: environment.makeToken()))
+        } else {
+            send(.loginFailed)
+        }
+    }
+}
+
+/// After a restart: a validation or a login that was in flight is asked again, so neither
+/// `currentValidation` nor `loggingIn` stays set for good.
+public let loginResume: @Sendable (LoginState) -> Effect<LoginAction> = { state in
+    var effects: [Effect<LoginAction>] = []
+    if state.email.currentValidation != nil { effects.append(validationEffect(state.email.rawValue)) }
+    if state.loggingIn { effects.append(loginEffect(password: state.password)) }
+    return .merge(effects)
 }
 
 /// The pretend remote services of the seeds.

@@ -8,6 +8,7 @@ import Synchronization
 ///
 /// Reducers are pure and every action carries its own time, so replaying the journal
 /// gives byte-identical state. Effects are not rerun: what they fed back is journaled too.
+/// Only an effect cut short by the crash (its answer never journaled) runs again, per `Kind.resume`.
 enum Recovery {
     struct Report {
         var sessions = 0, actions = 0, failures = 0
@@ -48,6 +49,9 @@ enum Recovery {
         }
         let done = results.withLock { $0 }
         for session in done.sessions { registry.adopt(session) }
+        // Effects are not replayed, but one that was running when the process died never fed
+        // its answer back: the kind says what the state still waits for, and it runs again.
+        for session in done.sessions { session.resumeInterruptedEffects() }
         report.sessions = done.sessions.count
         report.actions = done.actions
         report.failures += done.failures
@@ -98,6 +102,12 @@ enum Recovery {
 }
 
 extension Session {
+    /// Starts the effects the recovered state still waits for (a request in flight at the crash).
+    func resumeInterruptedEffects() {
+        let effects = lock.withLock { store.interruptedEffects() }
+        if !effects.isEmpty { start(effects) }
+    }
+
     /// Installs what recovery replayed: the history after the snapshot and the idempotency window.
     func restore(changes: [Change], baseVersion: Int, baseState: JSONValue?, updatedAt: Int64, idempotency: IdempotencyCache) {
         lock.withLock {
