@@ -26,6 +26,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         case flush(done: @Sendable () -> Void)
         case statistics(done: @Sendable (JournalStatistics) -> Void)
         case close(done: @Sendable () -> Void)
+
+        var isSnapshot: Bool { if case .snapshot = self { true } else { false } }
     }
 
     /// How a group's files reach the disk under `always`.
@@ -126,10 +128,11 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
 
     /// Processes everything queued as one group on the calling thread, including ops queued with
     /// `wake: false`, and runs their completions before it returns. Blocks while another thread
-    /// processes a group: the caller's appends go in the next one.
+    /// processes a group: the caller's appends go in the next one. Snapshots are left to the
+    /// writer thread (their submit woke it): six syncs would stall the caller's other clients.
     func commit() {
         if isCurrentThread { return }  // from a completion: the group being processed is this thread's
-        processQueued()
+        processQueued(leavingSnapshots: true)
     }
 
     private func run() {
@@ -141,13 +144,20 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
 
     /// Takes the queue and processes it as one group under `processLock`; false once closed.
     @discardableResult
-    private func processQueued() -> Bool {
+    private func processQueued(leavingSnapshots: Bool = false) -> Bool {
         processLock.lock()
         defer { processLock.unlock() }
         if finished { return false }
         let ops = queue.withLock { q -> [Op] in
-            let taken = q.ops
+            var taken = q.ops
             q.ops = []
+            if leavingSnapshots, taken.contains(where: \.isSnapshot) {
+                // Moving a snapshot after later appends is safe: it only ever deletes segments
+                // whose every record is at or below its version, and rotation starts a new one.
+                q.ops = taken.filter(\.isSnapshot)
+                taken.removeAll(where: \.isSnapshot)
+                return taken
+            }
             q.signaled = false
             return taken
         }

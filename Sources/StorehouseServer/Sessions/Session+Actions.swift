@@ -206,11 +206,11 @@ extension Session {
     }
 
     /// The journal snapshot to write now, if any: the newest kept state at least `--history`
-    /// versions old. The journal drops the records a snapshot covers, so snapshotting that far
+    /// versions old, and `snapshotEvery` versions past the previous snapshot. The journal drops the records a snapshot covers, so snapshotting that far
     /// back keeps the whole history window on disk and a restart loses none of it.
     private func journalSnapshotDueLocked() -> (version: Int, bytes: [UInt8])? {
         guard let base = keptStates.nearest(atOrBefore: min(durableVersion, durableVersion - context.history)),
-              base.version > journalSnapshotVersion else { return nil }
+              base.version >= journalSnapshotVersion + context.snapshotEvery else { return nil }
         journalSnapshotVersion = base.version
         return (base.version, SnapshotCoding.encode(version: base.version, state: base.bytes, updatedAt: updatedAt, idempotency: idempotency))
     }

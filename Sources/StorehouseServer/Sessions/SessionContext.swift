@@ -5,8 +5,12 @@ import StoreCore
 struct SessionContext: Sendable {
     let history: Int
     let subscriberBufferBytes: Int
-    /// A state is kept (and snapshotted to the journal) every this many versions.
+    /// A state is kept (a starting point for time travel and rollback) every this many versions.
     let keepEvery: Int
+    /// A journal snapshot is written at most every this many versions: each costs six syncs
+    /// (snapshot and segment rotation), and the records of the `--history` window stay on disk
+    /// anyway, so snapshotting more often than that saves no disk and no replay worth it.
+    let snapshotEvery: Int
     let keptStateBudget: Int
     let log: any SessionLog
     let metrics: Metrics
@@ -19,6 +23,7 @@ struct SessionContext: Sendable {
         history = configuration.history
         subscriberBufferBytes = configuration.subscriberBufferBytes
         keepEvery = max(1, min(1_000, configuration.history / 10))
+        snapshotEvery = max(keepEvery, configuration.history)
         keptStateBudget = 64 << 20
         self.log = log
         self.metrics = metrics
