@@ -96,6 +96,16 @@ enum Frame {
 
     /// Whether any valid frame starts after `offset`: tells a corrupt record in the middle
     /// (good records follow) from a torn tail (nothing valid follows).
+    /// True when every byte from `offset` to the end is zero (a preallocated, unwritten tail).
+    static func onlyZeros(in buf: UnsafeRawBufferPointer, from offset: Int) -> Bool {
+        var i = offset
+        while i < buf.count {
+            if buf[i] != 0 { return false }
+            i += 1
+        }
+        return true
+    }
+
     static func validFrameExists(in buf: UnsafeRawBufferPointer, after offset: Int) -> Bool {
         var q = offset + 1
         while q + headerSize <= buf.count {

@@ -26,7 +26,7 @@ struct SessionRecovery {
         var infos: [(seq: Int, maxVersion: Int?)] = segments.map { ($0, nil) }
         func failed(_ reason: String) -> Outcome {
             .failed(id: id, reason: reason, RecoveredFiles(id: id, meta: [], segments: infos, hasSnapshot: files.snapshot,
-                                                           lastSegmentSize: 0, lastVersion: nil, failure: reason))
+                                                           lastSegmentSize: 0, lastSegmentAllocated: 0, lastVersion: nil, failure: reason))
         }
         if files.snapshotTemp { disk.unlink(FileNames.snapshotTemp(id)) }
 
@@ -55,6 +55,10 @@ struct SessionRecovery {
         var records: [(version: Int, bytes: [UInt8])] = []
         var last: Int? = snapshot?.version
         var lastSegmentSize = 0
+        /// The newest segment's length on disk: its records, then zeros the writer preallocated.
+        var lastSegmentAllocated = 0
+        /// Where each segment's records end (its zero tail, if any, begins there).
+        var recordEnds: [Int] = []
         var dropLastSegment = false
         let snapshotVersion = snapshot?.version ?? Int.min
 
@@ -66,13 +70,16 @@ struct SessionRecovery {
             stats.files += 1
             stats.bytes += bytes.count
 
-            enum End { case clean, torn(Int, String), corrupt(Int, String), gap(Int, Int) }
+            enum End { case clean(Int), torn(Int, String), corrupt(Int, String), gap(Int, Int) }
             var segMax: Int?
             let end: End = bytes.withUnsafeBytes { buf -> End in
                 var offset = 0
                 var committed = 0
                 var batch: [(Int, Range<Int>)] = []
                 while offset < buf.count {
+                    // Zeros to the end are space the writer preallocated (under `always`, so a sync
+                    // need not also write the file's new size): the records end here.
+                    if buf[offset] == 0, Frame.onlyZeros(in: buf, from: offset) { break }
                     switch Frame.parse(buf, at: offset) {
                     case .failure(let e):
                         if Frame.validFrameExists(in: buf, after: offset) { return .corrupt(offset, e.reason) }
@@ -110,12 +117,14 @@ struct SessionRecovery {
                     }
                 }
                 if !batch.isEmpty { return .torn(committed, "append interrupted before its last record") }
-                return .clean
+                return .clean(offset)
             }
             infos[index].maxVersion = segMax
             switch end {
-            case .clean:
-                lastSegmentSize = bytes.count
+            case .clean(let end):
+                lastSegmentSize = end
+                lastSegmentAllocated = bytes.count
+                recordEnds.append(end)
             case .gap(let l, let v):
                 return failed("\(name): version \(v) follows \(l) (records missing)")
             case .corrupt(let offset, let reason):
@@ -132,6 +141,8 @@ struct SessionRecovery {
                 } else {
                     do { try disk.truncateFile(name, to: committed) } catch { return failed("\(error)") }
                     lastSegmentSize = committed
+                    lastSegmentAllocated = committed
+                    recordEnds.append(committed)
                 }
             }
         }
@@ -146,7 +157,10 @@ struct SessionRecovery {
         }
         if dropLastSegment {
             // The previous segment becomes the current one again; its size is its file size.
-            if let prev = infos.last, let size = try? disk.readAll(FileNames.segment(id, prev.seq)).count { lastSegmentSize = size }
+            if let prev = infos.last, let size = try? disk.readAll(FileNames.segment(id, prev.seq)).count, let end = recordEnds.last {
+                lastSegmentSize = end
+                lastSegmentAllocated = size
+            }
         }
         if let s = snapshot, let first = records.first, first.version != s.version + 1 {
             return failed("record \(first.version) follows snapshot \(s.version) (records missing)")
@@ -154,7 +168,8 @@ struct SessionRecovery {
         stats.records += records.count
         let session = RecoveredSession(id: id, meta: meta, snapshot: snapshot, records: records)
         let files = RecoveredFiles(id: id, meta: meta, segments: infos, hasSnapshot: snapshot != nil,
-                                   lastSegmentSize: lastSegmentSize, lastVersion: last, failure: nil)
+                                   lastSegmentSize: lastSegmentSize, lastSegmentAllocated: lastSegmentAllocated,
+                                   lastVersion: last, failure: nil)
         return .recovered(session, files)
     }
 }

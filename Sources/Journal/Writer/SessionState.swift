@@ -15,6 +15,8 @@ final class SessionState {
     var fd: Int32 = -1
     /// Bytes of the current segment that hold complete records.
     var size: Int
+    /// Bytes of the current segment on disk: `size`, then zeros written ahead (see `preallocate`).
+    var allocated = 0
     var lastVersion: Int?
     /// Set when the files are unusable; appends are refused with this reason.
     var failure: String?
@@ -48,6 +50,8 @@ struct RecoveredFiles: Sendable {
     var segments: [(seq: Int, maxVersion: Int?)]
     var hasSnapshot: Bool
     var lastSegmentSize: Int
+    /// The newest segment's length on disk (records plus a preallocated zero tail).
+    var lastSegmentAllocated: Int
     var lastVersion: Int?
     var failure: String?
 }
