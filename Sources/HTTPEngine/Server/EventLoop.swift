@@ -367,20 +367,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     /// Moves a stream's queued chunks into the connection's output; ends the stream after its last chunk.
     private func pullStream(_ c: Connection, _ stream: HTTPStream) -> Bool {
         let (chunks, finish) = stream.take(limit: Self.streamPullBytes)
-        for chunk in chunks where !chunk.isEmpty {
-            if stream.chunked {
-                // RFC 9112 §7.1: chunk = chunk-size CRLF chunk-data CRLF
-                var size: [UInt8] = []
-                size.reserveCapacity(12)
-                ResponseEncoder.appendHex(chunk.count, to: &size)
-                size.append(0x0D); size.append(0x0A)
-                c.outbound.append(size)
-                c.outbound.append(chunk)
-                c.outbound.append(ResponseEncoder.crlf)
-            } else {
-                c.outbound.append(chunk)
-            }
-        }
+        for chunk in chunks { c.outbound.append(chunk) }  // framed by the stream (SharedChunk)
         if finish {
             if stream.chunked { c.outbound.append(ResponseEncoder.lastChunk) }
             c.stream = nil
