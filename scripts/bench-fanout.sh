@@ -13,6 +13,9 @@
 #   swift   storehouse-bench sse-fanout, the same measurement and RESULT keys with the subscribers
 #           read by THREADS epoll threads (default 2)
 #   auto    python below 10,000 subscribers, swift from 10,000 on
+# Quiet wait: after taking the lock, each measurement waits (up to QUIET_WAIT s, default 120; 0 = off)
+# until the machine's busy cores over 2 s fall below QUIET_BUSY (default 0.3): builds and tests that
+# do not take the lock still share the two cores. other_cores in the NOISE line says how quiet it was.
 # Knobs: ACTIONS RATE RUNS (runs per count and client, default 1) THREADS SWIFT_ARGS (more flags for
 # the Swift client, e.g. --sched-normal) SCRATCH (build dir, default
 # .build) BENCH_LOCK (default /tmp/bench.lock: each measurement holds it, so benchmarks sharing the
@@ -29,6 +32,8 @@ RUNS="${RUNS:-1}"
 THREADS="${THREADS:-2}"
 SWIFT_ARGS="${SWIFT_ARGS:-}"
 PEER_RUN="${PEER:-1}"
+QUIET_WAIT="${QUIET_WAIT:-120}"
+QUIET_BUSY="${QUIET_BUSY:-0.3}"
 BENCH_LOCK="${BENCH_LOCK-/tmp/bench.lock}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SCRATCH="${SCRATCH:-$ROOT/.build}"
@@ -60,9 +65,30 @@ client_cmd() { # client count port
   esac
 }
 
+busy_cores() { # CPU busy over 2 s, in cores (everything on the machine)
+  python3 -c '
+import time
+def busy():
+    v = list(map(int, open("/proc/stat").readline().split()[1:9]))
+    return sum(v) - v[3] - v[4], sum(v)
+b0, t0 = busy(); time.sleep(2); b1, t1 = busy()
+import os; print(round((b1 - b0) / (t1 - t0) * os.cpu_count(), 2))'
+}
+
+wait_quiet() {
+  [ "$QUIET_WAIT" -gt 0 ] || return 0
+  local deadline=$((SECONDS + QUIET_WAIT)) busy
+  while :; do
+    busy=$(busy_cores)
+    awk "BEGIN { exit !($busy < $QUIET_BUSY) }" && return 0
+    [ $SECONDS -ge "$deadline" ] && { echo "# still $busy busy cores after ${QUIET_WAIT}s; measuring anyway"; return 0; }
+  done
+}
+
 measure() { # label count client server-command...
   local label=$1 count=$2 client=$3; shift 3
   if [ -n "$BENCH_LOCK" ]; then exec 9>"$BENCH_LOCK"; flock 9; fi
+  wait_quiet
   "$@" >/dev/null 2>&1 & SPID=$!
   local port=$PORT
   for _ in $(seq 200); do curl -s -o /dev/null "http://127.0.0.1:$port/healthz" && break; sleep 0.05; done

@@ -49,11 +49,13 @@ struct SSEFanoutOptions {
     var threads = 2
     var allowRemote = false
     var json = false
+    /// SCHED_BATCH subscriber threads: waking one does not preempt the server's thread (see BENCHMARKS.md).
+    var batchScheduling = true
 
     static let usage = """
         usage: storehouse-bench sse-fanout BASE_URL [-n SUBSCRIBERS] [-m ACTIONS] [-r RATE] [--threads K]
                [--action JSON] [--session-body JSON] [--header 'Name: value']... [--max-posters N]
-               [--connect-timeout S] [--drain-timeout S] [--allow-remote] [--json]
+               [--connect-timeout S] [--drain-timeout S] [--sched-normal] [--allow-remote] [--json]
         defaults: -n 1000 -m 200 -r 20 --threads 2 --max-posters 32 --connect-timeout 60 --drain-timeout 15
         """
 
@@ -73,6 +75,7 @@ struct SSEFanoutOptions {
             case "-h", "--help": return .failure(usage)
             case "--allow-remote": o.allowRemote = true
             case "--json": o.json = true
+            case "--sched-normal": o.batchScheduling = false
             case "-n", "--subscribers", "-m", "--actions", "-r", "--rate", "--action", "--session-body", "--header",
                  "--max-posters", "--connect-timeout", "--drain-timeout", "--threads", "--connect-parallel":
                 guard let v = value() else { return .failure("\(flag) needs a value\n\(usage)") }
@@ -185,7 +188,7 @@ func fanoutSendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
 }
 
 /// sse-fanout.py's `raise_nofile`: soft limit to need + 64 (capped by the hard limit); returns the soft limit.
-func fanoutRaiseNoFile(need: Int) -> Int {
+func fanoutRaiseNoFile(need: Int, warn: Bool = true) -> Int {
     let resource = __rlimit_resource_t(UInt32(RLIMIT_NOFILE.rawValue))
     var limit = rlimit()
     guard getrlimit(resource, &limit) == 0 else { return -1 }
@@ -196,7 +199,7 @@ func fanoutRaiseNoFile(need: Int) -> Int {
         _ = setrlimit(resource, &limit)
         _ = getrlimit(resource, &limit)
     }
-    if limit.rlim_cur != infinity && limit.rlim_cur < want {
+    if warn && limit.rlim_cur != infinity && limit.rlim_cur < want {
         FileHandle.standardError.write(Data("warning: RLIMIT_NOFILE is \(limit.rlim_cur), need about \(want); run as root or raise the hard limit\n".utf8))
     }
     return limit.rlim_cur == infinity ? Int.max : Int(limit.rlim_cur)
@@ -279,13 +282,16 @@ final class SSEFanoutWorker: @unchecked Sendable {  // every mutable field is to
     let address: FanoutAddress
     let request: [UInt8]
     let control: SSEFanoutControl
+    let batchScheduling: Bool
     private(set) var streams: [SSEFanoutStream] = []
     private var slot: [Int32] = []
     private var knownTarget = -1
     private var frozen = false
+    static let edgeTriggered: UInt32 = 1 << 31  // EPOLLET
 
-    init(count: Int, address: FanoutAddress, request: [UInt8], control: SSEFanoutControl) {
+    init(count: Int, address: FanoutAddress, request: [UInt8], control: SSEFanoutControl, batchScheduling: Bool) {
         self.count = count
+        self.batchScheduling = batchScheduling
         self.address = address
         self.request = request
         self.control = control
@@ -293,6 +299,13 @@ final class SSEFanoutWorker: @unchecked Sendable {  // every mutable field is to
 
     func run() {
         guard let sys = Epoll.functions else { fanoutFail("epoll is not available") }
+        if batchScheduling {
+            // SCHED_BATCH (this thread only): a subscriber socket becoming readable wakes this thread
+            // without preempting the server thread that wrote it (no wake-up preemption for batch tasks).
+            var param = sched_param()
+            param.sched_priority = 0
+            _ = sched_setscheduler(0, 3 /* SCHED_BATCH */, &param)
+        }
         let ep = sys.create1(Epoll.CLOEXEC)
         guard ep >= 0 else { fanoutFail("epoll_create1: \(String(cString: strerror(errno)))") }
         let bufferSize = 64 << 10
@@ -324,7 +337,9 @@ final class SSEFanoutWorker: @unchecked Sendable {  // every mutable field is to
                 if Int(fd) >= slot.count { slot.append(contentsOf: repeatElement(-1, count: Int(fd) + 1024 - slot.count)) }
                 slot[Int(fd)] = Int32(streams.count)
                 streams.append(SSEFanoutStream(fd: fd))
-                _ = Epoll.control(sys, ep, Epoll.CTL_ADD, fd, Epoll.IN)
+                // Edge-triggered: a ready socket is not polled again on the next epoll_wait; a short
+                // read below means its receive queue is empty, and new data raises a new edge.
+                _ = Epoll.control(sys, ep, Epoll.CTL_ADD, fd, Epoll.IN | Self.edgeTriggered)
             }
             if i % 64 == 63 { poll(sys, ep, events, maxEvents, buffer, bufferSize, timeout: 0) }
         }
@@ -334,8 +349,10 @@ final class SSEFanoutWorker: @unchecked Sendable {  // every mutable field is to
         }
     }
 
+    /// Reads every ready subscriber until a short read (or EAGAIN); returns how many were ready.
+    @discardableResult
     private func poll(_ sys: Epoll.Functions, _ ep: Int32, _ events: UnsafeMutableRawPointer, _ maxEvents: Int32,
-                      _ buffer: UnsafeMutableRawPointer, _ bufferSize: Int, timeout: Int32) {
+                      _ buffer: UnsafeMutableRawPointer, _ bufferSize: Int, timeout: Int32) -> Int {
         let n = sys.wait(ep, events, maxEvents, timeout)
         for i in 0..<max(0, Int(n)) {
             let (_, fd) = Epoll.event(events, i)
@@ -388,6 +405,7 @@ final class SSEFanoutWorker: @unchecked Sendable {  // every mutable field is to
                 control.done.add(1, ordering: .relaxed)
             }
         }
+        return max(0, Int(n))
     }
 }
 
@@ -421,7 +439,8 @@ struct SSEFanoutRun {
         let (sessionID, token) = createSession(address, hostHeader: hostHeader)
         print("# sse-fanout \(o.baseURL) session=\(sessionID) subscribers=\(o.subscribers) actions=\(o.actions) "
               + "rate=\(o.rate)/s nofile=\(nofile == Int.max ? "unlimited" : String(nofile))")
-        print("# client: storehouse-bench sse-fanout (Swift, epoll), \(o.threads) subscriber threads")
+        print("# client: storehouse-bench sse-fanout (Swift, epoll), \(o.threads) subscriber threads"
+              + (o.batchScheduling ? " (SCHED_BATCH)" : ""))
         fflush(nil)
 
         // The subscribers, split over the threads.
@@ -430,7 +449,8 @@ struct SSEFanoutRun {
                              + "Accept: text/event-stream\r\nAuthorization: Bearer \(token)\r\n\r\n").utf8)
         let workers = (0..<o.threads).map { k in
             SSEFanoutWorker(count: o.subscribers / o.threads + (k < o.subscribers % o.threads ? 1 : 0),
-                            address: address, request: request, control: control)
+                            address: address, request: request, control: control,
+                            batchScheduling: o.batchScheduling)
         }
         let group = DispatchGroup()
         let connectStart = fanoutNow()

@@ -1,7 +1,7 @@
 import Foundation
 
 // `storehouse-bench <suite>`: each suite lives in its own file (CoreBench.swift, EngineBench.swift,
-// SSEFanoutBench.swift with its stream parser in SSEFanoutStream.swift).
+// SSEFanoutBench.swift with its stream parser in SSEFanoutStream.swift, LoopbackFloorBench.swift).
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "core":
@@ -14,7 +14,9 @@ case "http-server":
     runEngineBenchServer(Array(arguments.dropFirst()))
 case "sse-fanout":
     runSSEFanoutBench(Array(arguments.dropFirst()))
+case "loopback-floor":
+    runLoopbackFloorBench(Array(arguments.dropFirst()))
 default:
-    print("usage: storehouse-bench core | journal [DIR] | recovery [DIR] [SESSIONS] [ACTIONS] | http-server [--port N]\n       | sse-fanout BASE_URL [-n SUBSCRIBERS] [-m ACTIONS] [-r RATE] [--threads K]")
+    print("usage: storehouse-bench core | journal [DIR] | recovery [DIR] [SESSIONS] [ACTIONS] | http-server [--port N]\n       | sse-fanout BASE_URL [-n SUBSCRIBERS] [-m ACTIONS] [-r RATE] [--threads K]\n       | loopback-floor [-n CONNECTIONS]")
     exit(2)
 }
