@@ -83,16 +83,16 @@ extension Session {
         // Framed once (as an HTTP chunk too): every subscriber's stream queues these same arrays.
         let all = SharedChunk(frames.count == 1 ? frames[0].bytes : frames.flatMap(\.bytes))
         let now = context.now()
-        var snapshot: [UInt8]?
+        var snapshot: SharedChunk?
         for subscriber in subscribers.values where subscriber.lastVersion < version {
             let chunk = subscriber.lastVersion < from ? all : SharedChunk(frames.filter { $0.version > subscriber.lastVersion }.flatMap(\.bytes))
             if subscriber.stream.write(chunk, ifPendingAtMost: context.subscriberBufferBytes) == .overBound {
                 // Too far behind (API.md "Events"): drop what is queued and start it over from a snapshot.
                 if snapshot == nil {
                     let (headVersion, state) = currentStateLocked()
-                    snapshot = EventFrames.snapshot(version: headVersion, state: state)
+                    snapshot = SharedChunk(EventFrames.snapshot(version: headVersion, state: state))
                 }
-                subscriber.stream.replacePending(with: snapshot ?? [])
+                subscriber.stream.replacePending(with: snapshot ?? SharedChunk([]))
                 subscriber.lastVersion = store.version
                 context.metrics.recordSubscriberReset()
             } else {
