@@ -16,6 +16,8 @@
 # Quiet wait: after taking the lock, each measurement waits (up to QUIET_WAIT s, default 120; 0 = off)
 # until the machine's busy cores over 2 s fall below QUIET_BUSY (default 0.3): builds and tests that
 # do not take the lock still share the two cores. other_cores in the NOISE line says how quiet it was.
+# SERVER=path/to/storehouse measures that binary instead of this tree's build (e.g. an older commit's,
+# for a before/after with the same client); the Hummingbird peer is PEER=1 (default) at the first count.
 # Knobs: ACTIONS RATE RUNS (runs per count and client, default 1) THREADS SWIFT_ARGS (more flags for
 # the Swift client, e.g. --sched-normal) SCRATCH (build dir, default
 # .build) BENCH_LOCK (default /tmp/bench.lock: each measurement holds it, so benchmarks sharing the
@@ -117,12 +119,12 @@ clients_for() { # count
 
 {
   trap stop EXIT
-  echo "# bench-fanout $(date -u +%FT%TZ) loadavg $(cut -d' ' -f1-3 /proc/loadavg) actions=$ACTIONS rate=$RATE runs=$RUNS"
+  echo "# bench-fanout $(date -u +%FT%TZ) loadavg $(cut -d' ' -f1-3 /proc/loadavg) actions=$ACTIONS rate=$RATE runs=$RUNS server=${SERVER:-$SCRATCH/release/storehouse} $(git -C "$ROOT" rev-parse --short HEAD)"
   for n in "${COUNTS[@]}"; do
     for client in $(clients_for "$n"); do
       for r in $(seq "$RUNS"); do
         PORT=$(free_port); measure "storehouse-n$n-$client-r$r" "$n" "$client" \
-          "$SCRATCH/release/storehouse" --in-memory --port "$PORT" --access-log false --max-connections 20000
+          "${SERVER:-$SCRATCH/release/storehouse}" --in-memory --port "$PORT" --access-log false --max-connections 20000
       done
     done
   done
