@@ -152,18 +152,18 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         _ = Glibc.close(epfd)
     }
 
+    /// One pass over the tasks queued so far. Tasks queued meanwhile wait for the next turn, after
+    /// the sockets: a fan-out that keeps queuing stream writes must not starve the reading of requests
+    /// (`localTasks` makes the next wait 0; a task from another thread writes the eventfd).
     private func drainTasks() {
-        while true {
-            var batch = localTasks
-            localTasks = []
-            batch.append(contentsOf: inbox.withLock { queue -> [Task] in
-                let taken = queue
-                queue = []
-                return taken
-            })
-            if batch.isEmpty { return }
-            for task in batch { run(task) }
-        }
+        var batch = localTasks
+        localTasks = []
+        batch.append(contentsOf: inbox.withLock { queue -> [Task] in
+            let taken = queue
+            queue = []
+            return taken
+        })
+        for task in batch { run(task) }
     }
 
     private func run(_ task: Task) {
