@@ -51,11 +51,13 @@ struct SSEFanoutOptions {
     var json = false
     /// SCHED_BATCH subscriber threads: waking one does not preempt the server's thread (see BENCHMARKS.md).
     var batchScheduling = true
+    /// Also print each action's fan-out completion time, in version order.
+    var perAction = false
 
     static let usage = """
         usage: storehouse-bench sse-fanout BASE_URL [-n SUBSCRIBERS] [-m ACTIONS] [-r RATE] [--threads K]
                [--action JSON] [--session-body JSON] [--header 'Name: value']... [--max-posters N]
-               [--connect-timeout S] [--drain-timeout S] [--sched-normal] [--allow-remote] [--json]
+               [--connect-timeout S] [--drain-timeout S] [--sched-normal] [--per-action] [--allow-remote] [--json]
         defaults: -n 1000 -m 200 -r 20 --threads 2 --max-posters 32 --connect-timeout 60 --drain-timeout 15
         """
 
@@ -76,6 +78,7 @@ struct SSEFanoutOptions {
             case "--allow-remote": o.allowRemote = true
             case "--json": o.json = true
             case "--sched-normal": o.batchScheduling = false
+            case "--per-action": o.perAction = true
             case "-n", "--subscribers", "-m", "--actions", "-r", "--rate", "--action", "--session-body", "--header",
                  "--max-posters", "--connect-timeout", "--drain-timeout", "--threads", "--connect-parallel":
                 guard let v = value() else { return .failure("\(flag) needs a value\n\(usage)") }
@@ -786,6 +789,12 @@ struct SSEFanoutRun {
             ("post_p50_ms", py(pct(postLatencies, 50), 3)), ("post_p99_ms", py(pct(postLatencies, 99), 3)),
         ]
         print("RESULT workload=sse-fanout " + summary.map { "\($0.0)=\($0.1)" }.joined(separator: " "))
+        if o.perAction {
+            for (v, ts) in sent {
+                let last = lastByVersion[v].map { String(format: "%.1f", Double($0) / 1e6) } ?? "-"
+                print("# action version=\(v) sent_ms=\(String(format: "%.1f", Double(ts - posts.t0) / 1e6)) last_subscriber_ms=\(last)")
+            }
+        }
         if o.json {
             print("{" + summary.map { key, value in
                 let json = value == "None" ? "null" : value == "nan" ? "NaN" : value
