@@ -1,6 +1,7 @@
 import Foundation
 
-// `storehouse-bench <suite>`: each suite lives in its own file (CoreBench.swift, EngineBench.swift).
+// `storehouse-bench <suite>`: each suite lives in its own file (CoreBench.swift, EngineBench.swift,
+// SSEFanoutBench.swift with its stream parser in SSEFanoutStream.swift, LoopbackFloorBench.swift).
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "core":
@@ -11,7 +12,11 @@ case "recovery":
     runRecoveryBench(Array(arguments.dropFirst()))
 case "http-server":
     runEngineBenchServer(Array(arguments.dropFirst()))
+case "sse-fanout":
+    runSSEFanoutBench(Array(arguments.dropFirst()))
+case "loopback-floor":
+    runLoopbackFloorBench(Array(arguments.dropFirst()))
 default:
-    print("usage: storehouse-bench core | journal [DIR] | recovery [DIR] [SESSIONS] [ACTIONS] | http-server [--port N]")
+    print("usage: storehouse-bench core | journal [DIR] | recovery [DIR] [SESSIONS] [ACTIONS] | http-server [--port N]\n       | sse-fanout BASE_URL [-n SUBSCRIBERS] [-m ACTIONS] [-r RATE] [--threads K]\n       | loopback-floor [-n CONNECTIONS]")
     exit(2)
 }

@@ -112,6 +112,117 @@ final class StreamTests: XCTestCase {
         XCTAssertTrue(stream.isClosed)
     }
 
+    func testSharedChunkIsFramedPerStreamVersion() throws {
+        let streams = Streams()
+        let opened = expectation(description: "two streams")
+        opened.expectedFulfillmentCount = 2
+        let s = try startServer(handler: { _, responder in
+            streams.add(responder.startStream(status: 200, headers: [:]))
+            opened.fulfill()
+        })
+        server = s
+        let chunked = try RawClient(port: s.port)
+        chunked.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+        let raw = try RawClient(port: s.port)
+        raw.send("GET / HTTP/1.0\r\n\r\n")
+        wait(for: [opened], timeout: 5)
+        // One chunk, framed once, written to an HTTP/1.1 (chunked) and an HTTP/1.0 (close-delimited) stream.
+        let first = SharedChunk(Array("event: a\ndata: 1\n\n".utf8))
+        let second = SharedChunk(Array(String(repeating: "x", count: 300).utf8))
+        for stream in streams.all {
+            XCTAssertTrue(stream.write(first))
+            XCTAssertEqual(stream.write(second, ifPendingAtMost: 1 << 20), .queued)
+            XCTAssertTrue(stream.write(SharedChunk([])))
+            stream.finish()
+        }
+        let expected = "event: a\ndata: 1\n\n" + String(repeating: "x", count: 300)
+        let r1 = try XCTUnwrap(chunked.readResponse())
+        XCTAssertEqual(r1.header("Transfer-Encoding"), "chunked")
+        XCTAssertEqual(r1.text, expected)
+        let r2 = try XCTUnwrap(raw.readResponse())
+        XCTAssertNil(r2.header("Transfer-Encoding"))
+        XCTAssertEqual(r2.text, expected)
+    }
+
+    func testBoundedWriteQueuesNothingPastTheBound() throws {
+        let streams = Streams()
+        let opened = expectation(description: "stream opened")
+        let s = try startServer(handler: { _, responder in
+            streams.add(responder.startStream(status: 200, headers: [:]))
+            opened.fulfill()
+        })
+        server = s
+        let client = try RawClient(port: s.port)
+        client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+        wait(for: [opened], timeout: 5)
+        let stream = try XCTUnwrap(streams.all.first)
+        let a = SharedChunk(Array("a".utf8))
+        let big = SharedChunk([UInt8](repeating: 0x62, count: 4096))
+        let c = SharedChunk(Array("c".utf8))
+        XCTAssertEqual(stream.write(a, ifPendingAtMost: .max), .queued)
+        // Whatever is pending, this chunk alone passes the bound: refused, and nothing of it is queued.
+        XCTAssertEqual(stream.write(big, ifPendingAtMost: 1024), .overBound)
+        XCTAssertFalse(stream.isClosed, "past the bound is the caller's call, not a close")
+        XCTAssertEqual(stream.write(c, ifPendingAtMost: 1 << 20), .queued)
+        stream.finish()
+        XCTAssertEqual(stream.write(c, ifPendingAtMost: .max), .refused)
+        let r = try XCTUnwrap(client.readResponse())
+        XCTAssertEqual(r.text, "ac")
+    }
+
+    final class Flag: Sendable {
+        let raised = Atomic<Bool>(false)
+    }
+
+    func testStreamWrittenNonStopDoesNotStarveRequestsOnItsLoop() throws {
+        let streams = Streams()
+        let opened = expectation(description: "stream opened")
+        // One I/O thread: the flooded stream and the request share the loop.
+        let s = try startServer({ $0.ioThreads = 1 }, handler: { request, responder in
+            guard request.path == "/flood" else { return echoHandler(request, responder) }
+            streams.add(responder.startStream(status: 200, headers: [:]))
+            opened.fulfill()
+        })
+        server = s
+        let flood = try RawClient(port: s.port)
+        flood.send("GET /flood HTTP/1.1\r\nHost: t\r\n\r\n")
+        wait(for: [opened], timeout: 5)
+        let stream = try XCTUnwrap(streams.all.first)
+        let stop = Flag()
+        let writerDone = expectation(description: "writer done")
+        let readerDone = expectation(description: "reader done")
+        // Another thread writes without pause (each write after a pull queues a new task for the loop)
+        // and a reader drains the socket as fast as it can, so the loop always has stream work.
+        let floodFD = flood.fd
+        DispatchQueue.global().async {
+            let chunk = [UInt8](repeating: 0x66, count: 1024)
+            while !stop.raised.load(ordering: .relaxed) {
+                if stream.pendingBytes > (4 << 20) { continue }
+                if !stream.write(chunk) { break }
+            }
+            writerDone.fulfill()
+        }
+        DispatchQueue.global().async {
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while !stop.raised.load(ordering: .relaxed) {
+                if buffer.withUnsafeMutableBytes({ recv(floodFD, $0.baseAddress, $0.count, 0) }) <= 0 { break }
+            }
+            readerDone.fulfill()
+        }
+        XCTAssertTrue(waitUntil { stream.pendingBytes > 0 }, "the flood is on")
+        // A request on the same loop is still read and answered while the stream keeps it busy.
+        let ping = try RawClient(port: s.port, timeoutSeconds: 3)
+        ping.send("GET /ping HTTP/1.1\r\nHost: t\r\n\r\n")
+        let answer = ping.readResponse()
+        XCTAssertFalse(stream.isClosed, "the stream was still being written while the request was answered")
+        stop.raised.store(true, ordering: .relaxed)
+        XCTAssertEqual(answer?.text, "path=/ping")
+        stream.finish()
+        wait(for: [writerDone], timeout: 5)
+        flood.abort()
+        wait(for: [readerDone], timeout: 5)
+    }
+
     func testClientGoneIsNoticedAtOnce() throws {
         let closed = expectation(description: "onClose")
         let s = try startServer(handler: { _, responder in

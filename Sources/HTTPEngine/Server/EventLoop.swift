@@ -153,18 +153,18 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         _ = Glibc.close(epfd)
     }
 
+    /// One pass over the tasks queued so far. Tasks queued meanwhile wait for the next turn, after
+    /// the sockets: a fan-out that keeps queuing stream writes must not starve the reading of requests
+    /// (`localTasks` makes the next wait 0; a task from another thread writes the eventfd).
     private func drainTasks() {
-        while true {
-            var batch = localTasks
-            localTasks = []
-            batch.append(contentsOf: inbox.withLock { queue -> [Task] in
-                let taken = queue
-                queue = []
-                return taken
-            })
-            if batch.isEmpty { return }
-            for task in batch { run(task) }
-        }
+        var batch = localTasks
+        localTasks = []
+        batch.append(contentsOf: inbox.withLock { queue -> [Task] in
+            let taken = queue
+            queue = []
+            return taken
+        })
+        for task in batch { run(task) }
     }
 
     private func run(_ task: Task) {
@@ -368,20 +368,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     /// Moves a stream's queued chunks into the connection's output; ends the stream after its last chunk.
     private func pullStream(_ c: Connection, _ stream: HTTPStream) -> Bool {
         let (chunks, finish) = stream.take(limit: Self.streamPullBytes)
-        for chunk in chunks where !chunk.isEmpty {
-            if stream.chunked {
-                // RFC 9112 §7.1: chunk = chunk-size CRLF chunk-data CRLF
-                var size: [UInt8] = []
-                size.reserveCapacity(12)
-                ResponseEncoder.appendHex(chunk.count, to: &size)
-                size.append(0x0D); size.append(0x0A)
-                c.outbound.append(size)
-                c.outbound.append(chunk)
-                c.outbound.append(ResponseEncoder.crlf)
-            } else {
-                c.outbound.append(chunk)
-            }
-        }
+        for chunk in chunks { c.outbound.append(chunk) }  // framed by the stream (SharedChunk)
         if finish {
             if stream.chunked { c.outbound.append(ResponseEncoder.lastChunk) }
             c.stream = nil

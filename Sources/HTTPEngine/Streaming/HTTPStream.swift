@@ -1,5 +1,30 @@
 import Synchronization
 
+/// Bytes to send on many streams, framed once: a fan-out builds one per event and every stream
+/// queues the same array (one segment; no per-stream framing, copy or allocation).
+public struct SharedChunk: Sendable {
+    /// The bytes as given (what an HTTP/1.0 close-delimited stream sends).
+    public let bytes: [UInt8]
+    /// The same bytes as one HTTP/1.1 chunk (RFC 9112 §7.1: chunk-size CRLF chunk-data CRLF).
+    let framed: [UInt8]
+
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        framed = SharedChunk.frame(bytes)
+    }
+
+    static func frame(_ bytes: [UInt8]) -> [UInt8] {
+        guard !bytes.isEmpty else { return [] }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 12)
+        ResponseEncoder.appendHex(bytes.count, to: &out)
+        out.append(0x0D); out.append(0x0A)
+        out.append(contentsOf: bytes)
+        out.append(0x0D); out.append(0x0A)
+        return out
+    }
+}
+
 /// A streaming response body the server pushes chunks into from any thread (SSE).
 ///
 /// ```swift
@@ -10,7 +35,8 @@ import Synchronization
 /// ```
 public final class HTTPStream: Sendable {
     struct State {
-        var queue: [[UInt8]] = []
+        /// Whole chunks, each as its wire segments (so a partial take never splits one).
+        var queue: [Wire] = []
         var queuedBytes = 0
         /// Taken by the loop but not yet accepted by the socket.
         var inflightBytes = 0
@@ -21,6 +47,12 @@ public final class HTTPStream: Sendable {
         var onClose: [@Sendable () -> Void] = []
         var onShutdown: [@Sendable () -> Void] = []
         var onDrain: [@Sendable () -> Void] = []
+
+        mutating func append(_ w: Wire) {
+            guard !w.body.isEmpty else { return }
+            queue.append(w)
+            queuedBytes += w.count
+        }
     }
 
     let loop: EventLoop
@@ -37,27 +69,79 @@ public final class HTTPStream: Sendable {
         self.maxBufferedBytes = maxBufferedBytes
     }
 
+    /// One chunk as the segments that go on the wire; the caller's array is never copied.
+    struct Wire {
+        /// `chunk-size CRLF` when the framing is added here around `body` (then CRLF follows it).
+        var head: [UInt8]?
+        var body: [UInt8]
+        var count: Int { body.isEmpty ? 0 : body.count + (head.map { $0.count + 2 } ?? 0) }
+    }
+
+    /// The caller's bytes, framed around (not copied) on an HTTP/1.1 stream.
+    private func wire(_ bytes: [UInt8]) -> Wire {
+        guard chunked && !bytes.isEmpty else { return Wire(head: nil, body: bytes) }
+        var head: [UInt8] = []
+        head.reserveCapacity(12)
+        ResponseEncoder.appendHex(bytes.count, to: &head)
+        head.append(0x0D); head.append(0x0A)
+        return Wire(head: head, body: bytes)
+    }
+
+    /// A chunk framed once for every stream: one shared segment.
+    private func wire(_ chunk: SharedChunk) -> Wire {
+        Wire(head: nil, body: chunked ? chunk.framed : chunk.bytes)
+    }
+
     /// Queues one chunk (O(1); the array is shared, not copied). False once the client is gone or
     /// the stream finished. Past `maxStreamBufferBytes` unsent the stream is closed (client not reading).
+    /// To send the same bytes on many streams, frame them once with `SharedChunk`.
     @discardableResult
     public func write(_ bytes: [UInt8]) -> Bool {
+        enqueue(wire(bytes), bound: nil) == .queued
+    }
+
+    /// Queues a chunk framed once for many streams (O(1): the array is shared, not copied).
+    @discardableResult
+    public func write(_ chunk: SharedChunk) -> Bool {
+        enqueue(wire(chunk), bound: nil) == .queued
+    }
+
+    /// What `write(_:ifPendingAtMost:)` did.
+    public enum BoundedWrite: Sendable, Equatable {
+        /// Queued (or empty, nothing to queue).
+        case queued
+        /// Not queued: the bytes not yet on the socket plus these would pass the bound.
+        case overBound
+        /// Not queued: the client is gone, the stream finished, or `maxStreamBufferBytes` was passed (the stream closes).
+        case refused
+    }
+
+    /// `write`, unless the bytes not yet accepted by the socket plus this chunk would pass `bound`:
+    /// the check and the append take the stream's lock once (a fan-out does this per subscriber).
+    public func write(_ chunk: SharedChunk, ifPendingAtMost bound: Int) -> BoundedWrite {
+        enqueue(wire(chunk), bound: bound)
+    }
+
+    private func enqueue(_ w: Wire, bound: Int?) -> BoundedWrite {
+        let count = w.count
         // An empty chunk would be read as the last-chunk (RFC 9112 §7.1).
-        let (accepted, schedule, overflow) = state.withLock { s -> (Bool, Bool, Bool) in
-            guard !s.closed && !s.finishRequested else { return (false, false, false) }
-            if bytes.isEmpty { return (true, false, false) }
-            if s.queuedBytes + s.inflightBytes + bytes.count > maxBufferedBytes { return (false, false, true) }
-            s.queue.append(bytes)
-            s.queuedBytes += bytes.count
+        let (result, schedule, overflow) = state.withLock { s -> (BoundedWrite, Bool, Bool) in
+            guard !s.closed && !s.finishRequested else { return (.refused, false, false) }
+            if count == 0 { return (.queued, false, false) }
+            let pending = s.queuedBytes + s.inflightBytes
+            if let bound, pending + count > bound { return (.overBound, false, false) }
+            if pending + count > maxBufferedBytes { return (.refused, false, true) }
+            s.append(w)
             let schedule = !s.pullScheduled
             s.pullScheduled = true
-            return (true, schedule, false)
+            return (.queued, schedule, false)
         }
         if overflow { loop.enqueue(.closeStream(connection, self)) }
         if schedule { loop.enqueue(.streamReady(connection, self)) }
-        return accepted
+        return result
     }
 
-    /// Bytes queued or handed to the loop but not yet accepted by the socket.
+    /// Bytes queued or handed to the loop but not yet accepted by the socket (chunk framing included).
     public var pendingBytes: Int {
         state.withLock { $0.queuedBytes + $0.inflightBytes }
     }
@@ -68,11 +152,21 @@ public final class HTTPStream: Sendable {
     /// Drops every queued chunk the loop has not started to send and queues `bytes` instead
     /// (the slow-subscriber rule: a fresh snapshot replaces a backlog of changes).
     public func replacePending(with bytes: [UInt8]) {
+        replace(wire(bytes))
+    }
+
+    /// `replacePending` with a chunk framed once for several streams.
+    public func replacePending(with chunk: SharedChunk) {
+        replace(wire(chunk))
+    }
+
+    private func replace(_ w: Wire) {
         let schedule = state.withLock { s -> Bool in
             guard !s.closed && !s.finishRequested else { return false }
-            s.queue = bytes.isEmpty ? [] : [bytes]
-            s.queuedBytes = bytes.count
-            let schedule = !s.pullScheduled && !bytes.isEmpty
+            s.queue = []
+            s.queuedBytes = 0
+            s.append(w)
+            let schedule = !s.pullScheduled && s.queuedBytes > 0
             if schedule { s.pullScheduled = true }
             return schedule
         }
@@ -125,18 +219,33 @@ public final class HTTPStream: Sendable {
 
     // MARK: loop side (called on the owning loop's thread)
 
-    /// Takes up to `limit` bytes of queued chunks; `finish` says the last chunk may follow them.
+    /// Takes whole queued chunks, up to about `limit` bytes (at least one), as the segments that go
+    /// on the wire (framed on HTTP/1.1); `finish` says the last chunk may follow them.
     func take(limit: Int) -> (chunks: [[UInt8]], finish: Bool) {
         state.withLock { s in
             var taken: [[UInt8]] = []
+            taken.reserveCapacity(s.queue.count == 1 && s.queue[0].head == nil ? 1 : min(s.queue.count * 3, 64))
             var bytes = 0
             var i = 0
             while i < s.queue.count && (bytes < limit || taken.isEmpty) {
-                bytes += s.queue[i].count
-                taken.append(s.queue[i])
+                let w = s.queue[i]
+                bytes += w.count
+                if let head = w.head {
+                    taken.append(head)
+                    taken.append(w.body)
+                    taken.append(ResponseEncoder.crlf)
+                } else {
+                    taken.append(w.body)
+                }
                 i += 1
             }
-            if i == s.queue.count { s.queue = [] } else { s.queue.removeFirst(i) }
+            if i < s.queue.count {
+                s.queue.removeFirst(i)
+            } else if s.queue.capacity <= 8 {
+                s.queue.removeAll(keepingCapacity: true)  // no allocation for the next chunk
+            } else {
+                s.queue = []
+            }
             s.queuedBytes -= bytes
             s.inflightBytes += bytes
             let done = s.queue.isEmpty

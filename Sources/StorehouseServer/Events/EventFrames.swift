@@ -1,3 +1,4 @@
+import HTTPEngine
 import StoreCore
 
 /// The bytes of server-sent events (WHATWG HTML §9.2): one frame per event,
@@ -5,6 +6,7 @@ import StoreCore
 enum EventFrames {
     static let retry = Array("retry: 2000\n\n".utf8)
     static let keepAlive = Array(": keep-alive\n\n".utf8)
+    static let keepAliveChunk = SharedChunk(keepAlive)
 
     static func snapshot(version: Int, state: [UInt8]) -> [UInt8] {
         var out = Array("event: snapshot\nid: \(version)\ndata: {\"version\":\(version),\"state\":".utf8)

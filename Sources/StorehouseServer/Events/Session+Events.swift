@@ -42,9 +42,12 @@ extension Session {
         context.gauges.subscriberOpened()
         // Registered after unlocking: a stream already closed runs these at once, and they take the lock.
         stream.onClose { [weak self] in self?.unsubscribe(key) }
-        stream.onShutdown { [weak stream] in
-            _ = stream?.write(EventFrames.end(reason: "shutdown"))
-            stream?.finish()
+        // `unowned`, not `weak`: a weak reference gives the stream a side table, which sends every
+        // retain and release of it (several per delivery) down the slow path. Safe: only the stream
+        // itself runs this closure, from one of its own methods.
+        stream.onShutdown { [unowned stream] in
+            _ = stream.write(EventFrames.end(reason: "shutdown"))
+            stream.finish()
         }
         return true
     }
@@ -77,22 +80,22 @@ extension Session {
             }
             frames.append((entry.version, bytes))
         }
-        let all = frames.count == 1 ? frames[0].bytes : frames.flatMap(\.bytes)
+        // Framed once (as an HTTP chunk too): every subscriber's stream queues these same arrays.
+        let all = SharedChunk(frames.count == 1 ? frames[0].bytes : frames.flatMap(\.bytes))
         let now = context.now()
-        var snapshot: [UInt8]?
+        var snapshot: SharedChunk?
         for subscriber in subscribers.values where subscriber.lastVersion < version {
-            let bytes = subscriber.lastVersion < from ? all : frames.filter { $0.version > subscriber.lastVersion }.flatMap(\.bytes)
-            if subscriber.stream.pendingBytes + bytes.count > context.subscriberBufferBytes {
+            let chunk = subscriber.lastVersion < from ? all : SharedChunk(frames.filter { $0.version > subscriber.lastVersion }.flatMap(\.bytes))
+            if subscriber.stream.write(chunk, ifPendingAtMost: context.subscriberBufferBytes) == .overBound {
                 // Too far behind (API.md "Events"): drop what is queued and start it over from a snapshot.
                 if snapshot == nil {
                     let (headVersion, state) = currentStateLocked()
-                    snapshot = EventFrames.snapshot(version: headVersion, state: state)
+                    snapshot = SharedChunk(EventFrames.snapshot(version: headVersion, state: state))
                 }
-                subscriber.stream.replacePending(with: snapshot ?? [])
+                subscriber.stream.replacePending(with: snapshot ?? SharedChunk([]))
                 subscriber.lastVersion = store.version
                 context.metrics.recordSubscriberReset()
             } else {
-                _ = subscriber.stream.write(bytes)
                 subscriber.lastVersion = version
             }
             subscriber.lastWrite = now
@@ -103,7 +106,7 @@ extension Session {
     func sendHeartbeats(now: Int64, interval: Int64) {
         lock.withLock {
             for subscriber in subscribers.values where now - subscriber.lastWrite >= interval {
-                _ = subscriber.stream.write(EventFrames.keepAlive)
+                _ = subscriber.stream.write(EventFrames.keepAliveChunk)
                 subscriber.lastWrite = now
             }
         }
@@ -117,7 +120,7 @@ extension Session {
             subscribers.removeAll()
             return all
         }
-        let frame = EventFrames.end(reason: "deleted")
+        let frame = SharedChunk(EventFrames.end(reason: "deleted"))
         for subscriber in ended {
             context.gauges.subscriberClosed()
             _ = subscriber.stream.write(frame)
