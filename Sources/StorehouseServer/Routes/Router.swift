@@ -151,28 +151,50 @@ final class Router: HTTPHandler {
             exchange.send(SessionProblems.notFound)
             return nil
         }
-        var token: String?
-        if let authorization = request.headers["Authorization"] {
-            // RFC 9110 §11.1: the scheme is case-insensitive; RFC 6750 §2.1: "Bearer" 1*SP b64token.
-            let trimmed = authorization.drop(while: { $0 == " " })
-            if trimmed.count > 7, trimmed.prefix(7).lowercased() == "bearer " {
-                token = String(trimmed.dropFirst(7).drop(while: { $0 == " " })).trimmingTrailingSpaces()
+        // nil: no usable token was presented; otherwise whether it is this session's.
+        var verdict: Bool?
+        var bearerGiven = false
+        if var authorization = request.headers["Authorization"] {
+            authorization.withUTF8 { field in
+                guard let range = Self.bearerToken(in: field) else { return }
+                bearerGiven = true
+                if !range.isEmpty { verdict = session.accepts(token: UnsafeBufferPointer(rebasing: field[range])) }
             }
         }
-        if token == nil, allowQueryToken {
-            token = request.queryItems().first(where: { $0.name == "access_token" })?.value
+        if !bearerGiven, allowQueryToken, var token = request.queryItems().first(where: { $0.name == "access_token" })?.value {
+            if !token.isEmpty { verdict = token.withUTF8 { session.accepts(token: $0) } }
         }
-        guard let token, !token.isEmpty else {
+        guard let verdict else {
             exchange.send(Problem(401, "unauthorized", "this session needs Authorization: Bearer <token>",
                                   headers: [("WWW-Authenticate", #"Bearer realm="storehouse""#)]))
             return nil
         }
-        guard session.accepts(token: token) else {
+        guard verdict else {
             exchange.send(Problem(401, "unauthorized", "the token is not this session's",
                                   headers: [("WWW-Authenticate", #"Bearer realm="storehouse", error="invalid_token""#)]))
             return nil
         }
         return session
+    }
+
+    /// The token's byte range in an `Authorization` value, nil when the value is not `Bearer <token>`;
+    /// an empty range for `Bearer` with nothing but blanks after it.
+    /// RFC 9110 §11.1: the scheme is case-insensitive; RFC 6750 §2.1: "Bearer" 1*SP b64token.
+    static func bearerToken(in field: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
+        var start = 0
+        while start < field.count && field[start] == space { start += 1 }
+        let scheme: StaticString = "bearer "
+        guard field.count - start > scheme.utf8CodeUnitCount else { return nil }
+        for i in 0..<scheme.utf8CodeUnitCount {
+            let b = field[start + i]
+            if (b >= 0x41 && b <= 0x5A ? b | 0x20 : b) != scheme.utf8Start[i] { return nil }
+        }
+        start += scheme.utf8CodeUnitCount
+        while start < field.count && field[start] == space { start += 1 }
+        var end = field.count
+        while end > start && (field[end - 1] == space || field[end - 1] == tab) { end -= 1 }
+        return start..<end
     }
 
     private func explainProblem(_ slug: String, _ exchange: Exchange) {
@@ -205,14 +227,6 @@ final class Router: HTTPHandler {
         }
         out += Array("]}".utf8)
         return out
-    }
-}
-
-extension String {
-    func trimmingTrailingSpaces() -> String {
-        var s = Substring(self)
-        while let last = s.last, last == " " || last == "\t" { s = s.dropLast() }
-        return String(s)
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPEngine
 import StoreCore
+import Synchronization
 
 /// One session: a store, the history of its actions, its subscribers and its idempotency keys.
 ///
@@ -21,6 +22,8 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     let context: SessionContext
 
     let lock = NSLock()
+    /// Set once, by the first request whose token hashes to `tokenHash`; read without a lock.
+    let verifiedToken = AtomicLazyReference<VerifiedToken>()
     var store: any AnyStore
     var updatedAt: Int64
     var history: ActionHistory
@@ -56,8 +59,20 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var version: Int { lock.withLock { store.version } }
 
     /// Whether `token` is this session's, in constant time.
+    ///
+    /// The first token whose SHA-256 matches is remembered (in memory only, never logged or
+    /// written): it is the one token this session has, so later requests compare bytes with it
+    /// instead of hashing every request's token again.
+    func accepts(token: UnsafeBufferPointer<UInt8>) -> Bool {
+        if let known = verifiedToken.load() { return Secrets.constantTimeEqual(known.bytes, token) }
+        guard Secrets.constantTimeEqual(SHA256.hash(token), tokenHash) else { return false }
+        _ = verifiedToken.storeIfNil(VerifiedToken(bytes: Array(token)))
+        return true
+    }
+
     func accepts(token: String) -> Bool {
-        Secrets.constantTimeEqual(SHA256.hash(Array(token.utf8)), tokenHash)
+        var token = token
+        return token.withUTF8 { accepts(token: $0) }
     }
 
     /// The encoded head state and its version, cached per version.
@@ -86,4 +101,10 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
             return out
         }
     }
+}
+
+/// A session's token, once a request has proved it; immutable, so any thread may read it.
+final class VerifiedToken: Sendable {
+    let bytes: [UInt8]
+    init(bytes: [UInt8]) { self.bytes = bytes }
 }
