@@ -3,7 +3,7 @@ import HTTPEngine
 @testable import StorehouseServer
 import XCTest
 
-/// The request path's shortcuts (byte routing, the remembered token) must answer exactly what the plain versions answered.
+/// The request path's shortcuts (byte routing, the remembered token, the shared state answer) must answer exactly what the plain versions answered.
 final class HotPathTests: XCTestCase {
     func testRoutesFromPathBytesMatchTheSegmentRules() {
         let cases: [(String, Metrics.Route)] = [
@@ -79,5 +79,20 @@ final class HotPathTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)", headers: bearer(token)).status, 200)
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)", headers: bearer(token + "x")).status, 401)
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)", headers: ["Authorization": "Bearer   "]).status, 401)
+    }
+
+    func testStateAnswerFollowsEveryVersion() throws {
+        let fixture = try ServerFixture()
+        let (id, token) = try fixture.createSession()
+        let client = try fixture.client()
+        for version in 1...3 {
+            let posted = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"counter/incrTapped"}"#)
+            let read = try client.request("GET", "/sessions/\(id)/state", headers: bearer(token))
+            XCTAssertEqual(posted.text, read.text)
+            XCTAssertEqual(read.json["version"] as? Int, version)
+            XCTAssertEqual(read.header("ETag"), "\"\(version)\"")
+            XCTAssertEqual((read.json["state"] as? [String: Any])?["count"] as? Int, version)
+            XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state?version=\(version)", headers: bearer(token)).text, read.text)
+        }
     }
 }

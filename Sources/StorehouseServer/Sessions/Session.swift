@@ -35,7 +35,9 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var subscribers: [ObjectIdentifier: Subscriber] = [:]
     var idempotency = IdempotencyCache()
     var deleted = false
-    var cachedState: (version: Int, bytes: [UInt8])?
+    /// The head's `{"version":N,"state":…}` answer, built once per version: a full POST answer
+    /// and every GET of the state share it. Cleared by a rollback, which reuses version numbers.
+    var cachedState: CachedHead?
     /// The newest action time, so versions never go back in time.
     var lastActionAt: Int64 = 0
     /// The version of the newest snapshot handed to the journal.
@@ -75,14 +77,31 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         return token.withUTF8 { accepts(token: $0) }
     }
 
-    /// The encoded head state and its version, cached per version.
+    /// The encoded head state and its version.
     func currentState() -> (version: Int, bytes: [UInt8]) {
         lock.withLock { currentStateLocked() }
     }
 
     func currentStateLocked() -> (version: Int, bytes: [UInt8]) {
+        let head = headLocked()
+        return (head.version, Array(head.response.body[head.stateRange]))
+    }
+
+    /// `{"version":N,"state":…}` at the head, with its ETag, and the version it names.
+    func stateAnswer() -> (version: Int, response: HTTPResponse) {
+        lock.withLock {
+            let head = headLocked()
+            return (head.version, head.response)
+        }
+    }
+
+    func stateAnswerLocked() -> HTTPResponse { headLocked().response }
+
+    private func headLocked() -> CachedHead {
         if let cached = cachedState, cached.version == store.version { return cached }
-        let fresh = (store.version, store.encodeState())
+        let version = store.version
+        let (response, stateRange) = JSONAnswer.state(version: version) { store.encodeState(into: &$0) }
+        let fresh = CachedHead(version: version, response: response, stateRange: stateRange)
         cachedState = fresh
         return fresh
     }
@@ -107,4 +126,11 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
 final class VerifiedToken: Sendable {
     let bytes: [UInt8]
     init(bytes: [UInt8]) { self.bytes = bytes }
+}
+
+/// A session's head state as its answer: the state's bytes are `response.body[stateRange]`.
+struct CachedHead {
+    let version: Int
+    let response: HTTPResponse
+    let stateRange: Range<Int>
 }
