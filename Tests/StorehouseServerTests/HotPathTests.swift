@@ -3,7 +3,8 @@ import HTTPEngine
 @testable import StorehouseServer
 import XCTest
 
-/// The request path's shortcuts (byte routing, the remembered token, the shared state answer) must answer exactly what the plain versions answered.
+/// The request path's shortcuts (byte routing, the remembered token, the shared state answer,
+/// sharded metrics) must answer exactly what the plain versions answered.
 final class HotPathTests: XCTestCase {
     func testRoutesFromPathBytesMatchTheSegmentRules() {
         let cases: [(String, Metrics.Route)] = [
@@ -94,5 +95,27 @@ final class HotPathTests: XCTestCase {
             XCTAssertEqual((read.json["state"] as? [String: Any])?["count"] as? Int, version)
             XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state?version=\(version)", headers: bearer(token)).text, read.text)
         }
+    }
+
+    func testMetricsFromSeveralThreadsAddUp() {
+        let metrics = Metrics(gauges: { (0, 0) })
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            for _ in 0..<250 {
+                metrics.recordRequest(route: .actions, method: "POST", status: 200, seconds: 0.0001)
+                metrics.recordRequest(route: .other, method: "BREW", status: 418, seconds: 10)
+                metrics.recordActions(kind: "counter", source: "client", count: 2)
+            }
+        }
+        let text = metrics.render()
+        for line in [#"storehouse_http_requests_total{route="/sessions/{id}/actions",method="POST",status="200"} 1000"#,
+                     #"storehouse_http_requests_total{route="other",method="other",status="418"} 1000"#,
+                     #"storehouse_actions_total{kind="counter",source="client"} 2000"#,
+                     #"storehouse_http_request_duration_seconds_bucket{route="/sessions/{id}/actions",le="0.0005"} 1000"#,
+                     #"storehouse_http_request_duration_seconds_bucket{route="other",le="+Inf"} 1000"#,
+                     #"storehouse_http_request_duration_seconds_count{route="other"} 1000"#] {
+            XCTAssertTrue(text.contains(line + "\n"), "missing \(line) in\n\(text)")
+        }
+        XCTAssertEqual(Metrics.Route.allCases.map(\.index), Array(0..<Metrics.Route.allCases.count))
+        for status in Metrics.commonStatuses { XCTAssertEqual(Metrics.statusSlot(status).map { Metrics.commonStatuses[$0] }, status) }
     }
 }
