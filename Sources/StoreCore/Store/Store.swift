@@ -128,6 +128,8 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
     }
 
     public func takePendingEffects() -> [PendingEffect] {
+        // Most actions start no effect; skip copying the environment for them.
+        if pending.isEmpty { return [] }
         let works = pending
         pending = []
         let environment = self.environment
