@@ -2,16 +2,25 @@
 public struct HTTPRequest: Sendable {
     public var method: String
     /// The request-target exactly as sent (RFC 9112 §3.2).
-    public var target: String
-    /// The raw (not percent-decoded) path: the target before `?`.
-    public var path: String
-    /// The raw query after `?`, or nil when the target has none.
-    public var query: String?
+    public var target: String {
+        didSet { (pathLocation, queryRange) = Self.locate(in: target) }
+    }
+    /// Where path and query lie in `target`, found once on its bytes: the router reads the path as
+    /// bytes, so a request builds no path or query string unless someone asks for one.
+    private var pathLocation: PathLocation
+    private var queryRange: Range<Int>?
     public var version: HTTPVersion
     public var headers: HTTPHeaders
     public var body: [UInt8]
     /// Whether the connection stays open after this exchange (RFC 9112 §9.3).
     public var keepAlive: Bool
+
+    enum PathLocation: Sendable, Equatable {
+        /// UTF-8 offsets in `target`.
+        case range(Range<Int>)
+        /// An absolute-form target with no path, or an empty path before `?`: the path is "/".
+        case root
+    }
 
     public init(method: String, target: String, version: HTTPVersion = .http1_1,
                 headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], keepAlive: Bool = true) {
@@ -21,8 +30,33 @@ public struct HTTPRequest: Sendable {
         self.headers = headers
         self.body = body
         self.keepAlive = keepAlive
-        (self.path, self.query) = HTTPRequest.split(target: target)
+        (pathLocation, queryRange) = Self.locate(in: target)
     }
+
+    /// The raw (not percent-decoded) path: the target before `?`.
+    public var path: String {
+        withPathBytes { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The raw query after `?`, or nil when the target has none.
+    public var query: String? {
+        guard let queryRange else { return nil }
+        var t = target
+        return t.withUTF8 { String(decoding: UnsafeBufferPointer(rebasing: $0[queryRange]), as: UTF8.self) }
+    }
+
+    /// Calls `body` with the raw path's UTF-8 bytes (what `path` holds), without building a string.
+    public func withPathBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        switch pathLocation {
+        case .root:
+            return try Self.rootPath.withUnsafeBufferPointer(body)
+        case .range(let range):
+            var t = target
+            return try t.withUTF8 { try body(UnsafeBufferPointer(rebasing: $0[range])) }
+        }
+    }
+
+    private static let rootPath: [UInt8] = [UInt8(ascii: "/")]
 
     /// The query's `name=value` pairs, percent-decoded, `+` read as a space (HTML form encoding).
     public func queryItems() -> [(name: String, value: String)] {
@@ -65,35 +99,32 @@ public struct HTTPRequest: Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Splits an origin-form or absolute-form target into path and query (RFC 9112 §3.2.1, §3.2.2).
-    static func split(target: String) -> (String, String?) {
-        var pathPart = Substring(target)
-        if !target.hasPrefix("/") {
-            // Absolute-form: the path starts after "scheme://authority".
-            let u = target.utf8
-            var authorityStart: String.Index?
-            var i = u.startIndex
-            while i < u.endIndex {
-                if u[i] == UInt8(ascii: ":"), u[u.index(after: i)...].starts(with: "//".utf8) {
-                    authorityStart = u.index(i, offsetBy: 3)
-                    break
+    /// Finds path and query in a target's bytes. The parser admits only visible ASCII in a target
+    /// (RFC 9112 §3.2), so bytes are characters here.
+    static func locate(in target: String) -> (PathLocation, Range<Int>?) {
+        var t = target
+        return t.withUTF8 { u -> (PathLocation, Range<Int>?) in
+            let slash = UInt8(ascii: "/"), question = UInt8(ascii: "?")
+            var start = 0
+            if u.first != slash {
+                // Absolute-form: the path starts after "scheme://authority".
+                var i = 0
+                while i < u.count {
+                    if u[i] == UInt8(ascii: ":"), i + 2 < u.count, u[i + 1] == slash, u[i + 2] == slash {
+                        var j = i + 3
+                        while j < u.count && u[j] != slash && u[j] != question { j += 1 }
+                        if j == u.count { return (.root, nil) }
+                        if u[j] == question { return (.root, (j + 1)..<u.count) }
+                        start = j
+                        break
+                    }
+                    i += 1
                 }
-                i = u.index(after: i)
             }
-            if let authorityStart {
-                let afterAuthority = target[authorityStart...]
-                if let slash = afterAuthority.firstIndex(where: { $0 == "/" || $0 == "?" }) {
-                    pathPart = afterAuthority[slash...]
-                } else {
-                    pathPart = "/"
-                }
-                if pathPart.first == "?" { return ("/", String(pathPart.dropFirst())) }
-            }
+            var q = start
+            while q < u.count && u[q] != question { q += 1 }
+            if q == u.count { return (.range(start..<u.count), nil) }
+            return (q == start ? .root : .range(start..<q), (q + 1)..<u.count)
         }
-        if let q = pathPart.firstIndex(of: "?") {
-            let path = pathPart[..<q]
-            return (path.isEmpty ? "/" : String(path), String(pathPart[pathPart.index(after: q)...]))
-        }
-        return (String(pathPart), nil)
     }
 }

@@ -245,9 +245,26 @@ public struct HTTPRequestParser: Sendable {
         let isOrigin = t[0] == 0x2F
         let isAsterisk = t.count == 1 && t[0] == 0x2A
         if !isOrigin && !isAsterisk && !Self.looksAbsolute(t) { return .badRequest("unsupported request-target form") }
-        method = String(decoding: UnsafeBufferPointer(rebasing: line[0..<sp1]), as: UTF8.self)
+        let methodBytes = UnsafeBufferPointer(rebasing: line[0..<sp1])
+        method = Self.knownMethod(methodBytes) ?? String(decoding: methodBytes, as: UTF8.self)
         target = String(decoding: t, as: UTF8.self)
         return nil
+    }
+
+    /// The usual methods as constant strings, so they are neither validated nor built per request.
+    /// Methods are case-sensitive (RFC 9110 §9.1): only exact bytes match.
+    static func knownMethod(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        func equals(_ literal: StaticString) -> Bool {
+            guard bytes.count == literal.utf8CodeUnitCount else { return false }
+            for i in 0..<bytes.count where bytes[i] != literal.utf8Start[i] { return false }
+            return true
+        }
+        switch bytes.count {
+        case 3: return equals("GET") ? "GET" : nil
+        case 4: return equals("POST") ? "POST" : equals("HEAD") ? "HEAD" : nil
+        case 6: return equals("DELETE") ? "DELETE" : nil
+        default: return nil
+        }
     }
 
     static func looksAbsolute(_ t: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -270,6 +287,8 @@ public struct HTTPRequestParser: Sendable {
         if fields.count >= limits.maxHeaderCount { return .headersTooLarge("more than \(limits.maxHeaderCount) header fields") }
         let name = UnsafeBufferPointer(rebasing: line[0..<colon])
         if let error = noteFramingField(name: name, value: value) { return error }
+        // Room for a usual head at once, instead of regrowing the array at the 1st, 2nd and 4th field.
+        if fields.isEmpty { fields.reserveCapacity(8) }
         fields.append((name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
         return nil
     }

@@ -4,6 +4,8 @@ public protocol AnyStore: AnyObject {
     var version: Int { get }
     /// The state's JSON bytes (keys in the kind's stable order).
     func encodeState() -> [UInt8]
+    /// Appends the state's JSON bytes to `bytes`, so an answer can be written in one buffer.
+    func encodeState(into bytes: inout [UInt8])
     /// The state as a value.
     func stateValue() -> JSONValue
     /// The value at an RFC 6901 pointer in the state, nil when there is none (for `?path=`);
@@ -22,6 +24,11 @@ public protocol AnyStore: AnyObject {
 extension AnyStore {
     /// For conformers with no `resume`: nothing is waited for.
     public func interruptedEffects() -> [PendingEffect] { [] }
+
+    /// For conformers that cannot do better: encode, then copy.
+    public func encodeState(into bytes: inout [UInt8]) {
+        bytes += encodeState()
+    }
 
     /// For conformers that cannot do better: the whole state, then the pointer.
     public func stateValue(at pointer: JSONPointer) -> JSONValue? {

@@ -34,6 +34,14 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
 
     @inlinable public func encodeState() -> [UInt8] { _state.jsonBytes(capacity: 1024) }
 
+    @inlinable public func encodeState(into bytes: inout [UInt8]) {
+        // The writer takes the caller's buffer for the duration (a move, not a copy).
+        var w = JSONWriter(capacity: 0)
+        swap(&w.bytes, &bytes)
+        _state.writeJSON(to: &w)
+        swap(&w.bytes, &bytes)
+    }
+
     @inlinable public func stateValue() -> JSONValue { _state.jsonValue() }
 
     @inlinable public func stateValue(at pointer: JSONPointer) -> JSONValue? { _state.jsonValue(at: pointer.tokens[...]) }
@@ -127,6 +135,8 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
     }
 
     public func takePendingEffects() -> [PendingEffect] {
+        // Most actions start no effect; skip copying the environment for them.
+        if pending.isEmpty { return [] }
         let works = pending
         pending = []
         let environment = self.environment
@@ -144,6 +154,7 @@ public final class ErasedStore: AnyStore {
     public let kind: String
     @usableFromInline let _version: () -> Int
     @usableFromInline let _encodeState: () -> [UInt8]
+    @usableFromInline let _encodeStateInto: (inout [UInt8]) -> Void
     @usableFromInline let _stateValue: () -> JSONValue
     @usableFromInline let _stateValueAt: (JSONPointer) -> JSONValue?
     @usableFromInline let _apply: ([ActionRecord]) throws(BatchError) -> [Change]
@@ -155,6 +166,7 @@ public final class ErasedStore: AnyStore {
         kind = store.kind
         _version = { store.version }
         _encodeState = { store.encodeState() }
+        _encodeStateInto = { store.encodeState(into: &$0) }
         _stateValue = { store.stateValue() }
         _stateValueAt = { store.stateValue(at: $0) }
         _apply = { (records) throws(BatchError) -> [Change] in try store.apply(records) }
@@ -168,6 +180,7 @@ public final class ErasedStore: AnyStore {
 
     public var version: Int { _version() }
     public func encodeState() -> [UInt8] { _encodeState() }
+    public func encodeState(into bytes: inout [UInt8]) { _encodeStateInto(&bytes) }
     public func stateValue() -> JSONValue { _stateValue() }
     public func stateValue(at pointer: JSONPointer) -> JSONValue? { _stateValueAt(pointer) }
     public func apply(_ actions: [ActionRecord]) throws(BatchError) -> [Change] { try _apply(actions) }

@@ -84,7 +84,8 @@ extension Router {
             do { stateBytes = try session.state(at: version) } catch { return exchange.send(error) }
             answeredVersion = version
         } else if pointer == nil {
-            (answeredVersion, stateBytes) = session.currentState()
+            // The head's answer is built once per version and shared by every reader.
+            return exchange.send(session.stateAnswer().response)
         } else {
             let (current, value) = session.value(at: pointer ?? JSONPointer(tokens: []))
             guard let value else {

@@ -30,10 +30,17 @@ final class Router: HTTPHandler {
     }
 
     func handle(_ request: HTTPRequest, _ responder: HTTPResponder) {
-        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        let parts = Array(segments)
+        // The route is read off the path's bytes; only the id (or slug) becomes a string.
+        let (route, name) = request.withPathBytes { path -> (Metrics.Route, String) in
+            let (route, second) = Self.route(path: path)
+            switch route {
+            case .problems, .session, .state, .actions, .events:
+                return (route, String(decoding: UnsafeBufferPointer(rebasing: path[second]), as: UTF8.self))
+            default:
+                return (route, "")
+            }
+        }
         let method = request.method == "HEAD" ? "GET" : request.method
-        let route = Self.route(parts)
         let exchange = Exchange(request: request, responder: responder, route: route, started: .now,
                                 metrics: metrics, accessLog: accessLog, now: registry.context.now)
         switch (route, method) {
@@ -48,14 +55,13 @@ final class Router: HTTPHandler {
         case (.kinds, "GET"):
             exchange.send(JSONAnswer.ok(kindsBody))
         case (.problems, "GET"):
-            explainProblem(String(parts[1]), exchange)
+            explainProblem(name, exchange)
         case (.sessions, "POST"):
             guard readyForSessions(exchange) else { return }
             createSession(exchange)
         case (.session, "GET"), (.session, "DELETE"), (.state, "GET"), (.actions, "GET"), (.actions, "POST"), (.events, "GET"):
             guard readyForSessions(exchange) else { return }
-            let id = String(parts[1])
-            guard let session = authorize(request, id: id, allowQueryToken: route == .state || route == .events, exchange) else { return }
+            guard let session = authorize(request, id: name, allowQueryToken: route == .state || route == .events, exchange) else { return }
             switch (route, method) {
             case (.session, "GET"): exchange.send(JSONAnswer.ok(session.metadataJSON()))
             case (.session, _): deleteSession(session, exchange)
@@ -72,29 +78,59 @@ final class Router: HTTPHandler {
         }
     }
 
-    /// The route family of a path; ids and slugs are not interpreted here.
-    static func route(_ parts: [Substring]) -> Metrics.Route {
-        switch parts.count {
-        case 1:
-            switch parts[0] {
-            case "healthz": return .healthz
-            case "readyz": return .readyz
-            case "metrics": return .metrics
-            case "kinds": return .kinds
-            case "sessions": return .sessions
-            default: return .other
+    /// The route family of a path and the byte range of its second segment (the id or slug);
+    /// ids and slugs are not interpreted here.
+    ///
+    /// The segments are those after the first "/" (whatever precedes it is ignored), split at
+    /// every "/" with empty segments kept: `/sessions/x/` has three, the last one empty.
+    static func route(path p: UnsafeBufferPointer<UInt8>) -> (Metrics.Route, Range<Int>) {
+        let slash = UInt8(ascii: "/")
+        guard var start = p.firstIndex(of: slash).map({ $0 + 1 }) else { return (.other, 0..<0) }
+        var segments: (Range<Int>, Range<Int>, Range<Int>) = (0..<0, 0..<0, 0..<0)
+        var count = 0
+        while true {
+            var end = start
+            while end < p.count && p[end] != slash { end += 1 }
+            switch count {
+            case 0: segments.0 = start..<end
+            case 1: segments.1 = start..<end
+            case 2: segments.2 = start..<end
+            default: return (.other, 0..<0)
             }
-        case 2 where parts[0] == "sessions" && !parts[1].isEmpty: return .session
-        case 2 where parts[0] == "problems" && !parts[1].isEmpty: return .problems
-        case 3 where parts[0] == "sessions" && !parts[1].isEmpty:
-            switch parts[2] {
-            case "state": return .state
-            case "actions": return .actions
-            case "events": return .events
-            default: return .other
-            }
-        default: return .other
+            count += 1
+            if end == p.count { break }
+            start = end + 1
         }
+        func segment(_ range: Range<Int>, is literal: StaticString) -> Bool {
+            guard range.count == literal.utf8CodeUnitCount else { return false }
+            let bytes = literal.utf8Start
+            for i in 0..<range.count where p[range.lowerBound + i] != bytes[i] { return false }
+            return true
+        }
+        let (first, second, third) = segments
+        switch count {
+        case 1:
+            if segment(first, is: "healthz") { return (.healthz, second) }
+            if segment(first, is: "readyz") { return (.readyz, second) }
+            if segment(first, is: "metrics") { return (.metrics, second) }
+            if segment(first, is: "kinds") { return (.kinds, second) }
+            if segment(first, is: "sessions") { return (.sessions, second) }
+            return (.other, second)
+        case 2 where segment(first, is: "sessions") && !second.isEmpty: return (.session, second)
+        case 2 where segment(first, is: "problems") && !second.isEmpty: return (.problems, second)
+        case 3 where segment(first, is: "sessions") && !second.isEmpty:
+            if segment(third, is: "state") { return (.state, second) }
+            if segment(third, is: "actions") { return (.actions, second) }
+            if segment(third, is: "events") { return (.events, second) }
+            return (.other, second)
+        default: return (.other, second)
+        }
+    }
+
+    /// `route(path:)` for a path string (tests).
+    static func route(_ path: String) -> Metrics.Route {
+        var path = path
+        return path.withUTF8 { route(path: $0).0 }
     }
 
     static func allowed(_ route: Metrics.Route) -> String {
@@ -121,28 +157,50 @@ final class Router: HTTPHandler {
             exchange.send(SessionProblems.notFound)
             return nil
         }
-        var token: String?
-        if let authorization = request.headers["Authorization"] {
-            // RFC 9110 §11.1: the scheme is case-insensitive; RFC 6750 §2.1: "Bearer" 1*SP b64token.
-            let trimmed = authorization.drop(while: { $0 == " " })
-            if trimmed.count > 7, trimmed.prefix(7).lowercased() == "bearer " {
-                token = String(trimmed.dropFirst(7).drop(while: { $0 == " " })).trimmingTrailingSpaces()
+        // nil: no usable token was presented; otherwise whether it is this session's.
+        var verdict: Bool?
+        var bearerGiven = false
+        if var authorization = request.headers["Authorization"] {
+            authorization.withUTF8 { field in
+                guard let range = Self.bearerToken(in: field) else { return }
+                bearerGiven = true
+                if !range.isEmpty { verdict = session.accepts(token: UnsafeBufferPointer(rebasing: field[range])) }
             }
         }
-        if token == nil, allowQueryToken {
-            token = request.queryItems().first(where: { $0.name == "access_token" })?.value
+        if !bearerGiven, allowQueryToken, var token = request.queryItems().first(where: { $0.name == "access_token" })?.value {
+            if !token.isEmpty { verdict = token.withUTF8 { session.accepts(token: $0) } }
         }
-        guard let token, !token.isEmpty else {
+        guard let verdict else {
             exchange.send(Problem(401, "unauthorized", "this session needs Authorization: Bearer <token>",
                                   headers: [("WWW-Authenticate", #"Bearer realm="storehouse""#)]))
             return nil
         }
-        guard session.accepts(token: token) else {
+        guard verdict else {
             exchange.send(Problem(401, "unauthorized", "the token is not this session's",
                                   headers: [("WWW-Authenticate", #"Bearer realm="storehouse", error="invalid_token""#)]))
             return nil
         }
         return session
+    }
+
+    /// The token's byte range in an `Authorization` value, nil when the value is not `Bearer <token>`;
+    /// an empty range for `Bearer` with nothing but blanks after it.
+    /// RFC 9110 §11.1: the scheme is case-insensitive; RFC 6750 §2.1: "Bearer" 1*SP b64token.
+    static func bearerToken(in field: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
+        var start = 0
+        while start < field.count && field[start] == space { start += 1 }
+        let scheme: StaticString = "bearer "
+        guard field.count - start > scheme.utf8CodeUnitCount else { return nil }
+        for i in 0..<scheme.utf8CodeUnitCount {
+            let b = field[start + i]
+            if (b >= 0x41 && b <= 0x5A ? b | 0x20 : b) != scheme.utf8Start[i] { return nil }
+        }
+        start += scheme.utf8CodeUnitCount
+        while start < field.count && field[start] == space { start += 1 }
+        var end = field.count
+        while end > start && (field[end - 1] == space || field[end - 1] == tab) { end -= 1 }
+        return start..<end
     }
 
     private func explainProblem(_ slug: String, _ exchange: Exchange) {
@@ -175,14 +233,6 @@ final class Router: HTTPHandler {
         }
         out += Array("]}".utf8)
         return out
-    }
-}
-
-extension String {
-    func trimmingTrailingSpaces() -> String {
-        var s = Substring(self)
-        while let last = s.last, last == " " || last == "\t" { s = s.dropLast() }
-        return String(s)
     }
 }
 

@@ -172,8 +172,7 @@ extension Session {
 
     /// `{"version":N,"state":…}` at the head.
     func fullAnswerLocked() -> HTTPResponse {
-        let (version, state) = currentStateLocked()
-        return JSONAnswer.state(version: version, state: state)
+        stateAnswerLocked()
     }
 
     /// `{"version":N,"patch":[…]}`: the patches of every action of the request, in order (RFC 6902 §3:

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPEngine
 import StoreCore
+import Synchronization
 
 /// One session: a store, the history of its actions, its subscribers and its idempotency keys.
 ///
@@ -21,6 +22,8 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     let context: SessionContext
 
     let lock = NSLock()
+    /// Set once, by the first request whose token hashes to `tokenHash`; read without a lock.
+    let verifiedToken = AtomicLazyReference<VerifiedToken>()
     var store: any AnyStore
     var updatedAt: Int64
     var history: ActionHistory
@@ -32,7 +35,9 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var subscribers: [ObjectIdentifier: Subscriber] = [:]
     var idempotency = IdempotencyCache()
     var deleted = false
-    var cachedState: (version: Int, bytes: [UInt8])?
+    /// The head's `{"version":N,"state":…}` answer, built once per version: a full POST answer
+    /// and every GET of the state share it. Cleared by a rollback, which reuses version numbers.
+    var cachedState: CachedHead?
     /// The newest action time, so versions never go back in time.
     var lastActionAt: Int64 = 0
     /// The version of the newest snapshot handed to the journal.
@@ -56,18 +61,47 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var version: Int { lock.withLock { store.version } }
 
     /// Whether `token` is this session's, in constant time.
-    func accepts(token: String) -> Bool {
-        Secrets.constantTimeEqual(SHA256.hash(Array(token.utf8)), tokenHash)
+    ///
+    /// The first token whose SHA-256 matches is remembered (in memory only, never logged or
+    /// written): it is the one token this session has, so later requests compare bytes with it
+    /// instead of hashing every request's token again.
+    func accepts(token: UnsafeBufferPointer<UInt8>) -> Bool {
+        if let known = verifiedToken.load() { return Secrets.constantTimeEqual(known.bytes, token) }
+        guard Secrets.constantTimeEqual(SHA256.hash(token), tokenHash) else { return false }
+        _ = verifiedToken.storeIfNil(VerifiedToken(bytes: Array(token)))
+        return true
     }
 
-    /// The encoded head state and its version, cached per version.
+    func accepts(token: String) -> Bool {
+        var token = token
+        return token.withUTF8 { accepts(token: $0) }
+    }
+
+    /// The encoded head state and its version.
     func currentState() -> (version: Int, bytes: [UInt8]) {
         lock.withLock { currentStateLocked() }
     }
 
     func currentStateLocked() -> (version: Int, bytes: [UInt8]) {
+        let head = headLocked()
+        return (head.version, Array(head.response.body[head.stateRange]))
+    }
+
+    /// `{"version":N,"state":…}` at the head, with its ETag, and the version it names.
+    func stateAnswer() -> (version: Int, response: HTTPResponse) {
+        lock.withLock {
+            let head = headLocked()
+            return (head.version, head.response)
+        }
+    }
+
+    func stateAnswerLocked() -> HTTPResponse { headLocked().response }
+
+    private func headLocked() -> CachedHead {
         if let cached = cachedState, cached.version == store.version { return cached }
-        let fresh = (store.version, store.encodeState())
+        let version = store.version
+        let (response, stateRange) = JSONAnswer.state(version: version) { store.encodeState(into: &$0) }
+        let fresh = CachedHead(version: version, response: response, stateRange: stateRange)
         cachedState = fresh
         return fresh
     }
@@ -86,4 +120,17 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
             return out
         }
     }
+}
+
+/// A session's token, once a request has proved it; immutable, so any thread may read it.
+final class VerifiedToken: Sendable {
+    let bytes: [UInt8]
+    init(bytes: [UInt8]) { self.bytes = bytes }
+}
+
+/// A session's head state as its answer: the state's bytes are `response.body[stateRange]`.
+struct CachedHead {
+    let version: Int
+    let response: HTTPResponse
+    let stateRange: Range<Int>
 }

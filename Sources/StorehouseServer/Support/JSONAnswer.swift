@@ -5,8 +5,34 @@ enum JSONAnswer {
     static func ok(_ body: [UInt8], status: Int = 200, etagVersion: Int? = nil) -> HTTPResponse {
         var headers = HTTPHeaders()
         headers.add("Content-Type", "application/json")
-        if let etagVersion { headers.add("ETag", "\"\(etagVersion)\"") }
+        if let etagVersion { headers.add("ETag", entityTag(etagVersion)) }
         return HTTPResponse(status: status, headers: headers, body: body)
+    }
+
+    /// `"<version>"`, written by hand: string interpolation costs more than the rest of a small answer.
+    static func entityTag(_ version: Int) -> String {
+        var bytes: [UInt8] = [UInt8(ascii: "\"")]
+        appendDecimal(version, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
+        if value < 0 {
+            bytes.append(UInt8(ascii: "-"))
+            // The magnitude as UInt, so Int.min does not overflow.
+            return appendDecimal(UInt(bitPattern: 0) &- UInt(bitPattern: value), to: &bytes)
+        }
+        appendDecimal(UInt(value), to: &bytes)
+    }
+
+    private static func appendDecimal(_ value: UInt, to bytes: inout [UInt8]) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for the 20 digits of UInt.max
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var v = value, n = 0
+            repeat { buffer[23 - n] = UInt8(48 + v % 10); v /= 10; n += 1 } while v > 0
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(24 - n)...]))
+        }
     }
 }
 
@@ -16,6 +42,20 @@ extension JSONAnswer {
         ok(wrap(version: version, member: "state", raw: state), etagVersion: version)
     }
 
+    /// The same answer with the state written by `encode` straight into the body, and where it lies there.
+    static func state(version: Int, encode: (inout [UInt8]) -> Void) -> (HTTPResponse, Range<Int>) {
+        var body: [UInt8] = []
+        body.reserveCapacity(1024)
+        body.append(contentsOf: #"{"version":"#.utf8)
+        appendDecimal(version, to: &body)
+        body.append(contentsOf: #","state":"#.utf8)
+        let start = body.count
+        encode(&body)
+        let end = body.count
+        body.append(UInt8(ascii: "}"))
+        return (ok(body, etagVersion: version), start..<end)
+    }
+
     /// `{"version":N,"patch":[…]}` for `Prefer: return=minimal` (RFC 7240 §4.2), saying the preference was applied.
     static func patch(version: Int, patches: [[UInt8]]) -> HTTPResponse {
         var response = ok(wrap(version: version, member: "patch", raw: PatchBytes.concatenate(patches)), etagVersion: version)
@@ -23,9 +63,14 @@ extension JSONAnswer {
         return response
     }
 
-    private static func wrap(version: Int, member: String, raw: [UInt8]) -> [UInt8] {
-        var body = Array(#"{"version":\#(version),"\#(member)":"#.utf8)
-        body.reserveCapacity(body.count + raw.count + 1)
+    private static func wrap(version: Int, member: StaticString, raw: [UInt8]) -> [UInt8] {
+        var body: [UInt8] = []
+        body.reserveCapacity(32 + raw.count)
+        body.append(contentsOf: #"{"version":"#.utf8)
+        appendDecimal(version, to: &body)
+        body.append(contentsOf: #",""#.utf8)
+        body.append(contentsOf: UnsafeBufferPointer(start: member.utf8Start, count: member.utf8CodeUnitCount))
+        body.append(contentsOf: #"":"#.utf8)
         body += raw
         body.append(UInt8(ascii: "}"))
         return body

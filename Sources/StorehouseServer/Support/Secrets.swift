@@ -28,6 +28,14 @@ public enum Secrets {
         return difference == 0
     }
 
+    /// `constantTimeEqual` against bytes that are not (yet) an array, such as a header's token.
+    public static func constantTimeEqual(_ a: [UInt8], _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for i in 0..<a.count { difference |= a[i] ^ b[i] }
+        return difference == 0
+    }
+
     /// Whether `text` could be a session id: base64url characters only, 1...64 of them.
     /// Ids name files in the data directory, so nothing else may pass.
     public static func isWellFormedID(_ text: some StringProtocol) -> Bool {
