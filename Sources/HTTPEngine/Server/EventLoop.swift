@@ -102,8 +102,10 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         defer { events.deallocate() }
         var nextSweep = now + sweepInterval
         while true {
-            core.handler.eventLoopWillWait()
             drainTasks()
+            // After the tasks: an answer delivered from another thread may have let a pipelined
+            // request run, and what it left pending must not wait for the next event.
+            core.handler.eventLoopWillWait()
             if let deadline = shutdownDeadline, connectionCount == 0 || now >= deadline { break }
             var wait = max(0, nextSweep - now)
             if let until = acceptPausedUntil { wait = min(wait, max(0, until - now)) }
