@@ -27,6 +27,18 @@ final class ServerConfigurationTests: XCTestCase {
         XCTAssertTrue(c.inMemory)
     }
 
+    func testIOThreads() throws {
+        guard case .serve(let defaults) = try ServerConfiguration.parse(arguments: [], environment: [:]) else { return XCTFail() }
+        XCTAssertNil(defaults.ioThreads, "one per core unless asked")
+        guard case .serve(let c) = try ServerConfiguration.parse(arguments: ["--io-threads", "3"], environment: ["STOREHOUSE_IO_THREADS": "5"]) else { return XCTFail() }
+        XCTAssertEqual(c.ioThreads, 3)
+        guard case .serve(let e) = try ServerConfiguration.parse(arguments: [], environment: ["STOREHOUSE_IO_THREADS": "5"]) else { return XCTFail() }
+        XCTAssertEqual(e.ioThreads, 5)
+        XCTAssertThrowsError(try ServerConfiguration.parse(arguments: ["--io-threads", "0"], environment: [:])) { error in
+            XCTAssertEqual((error as? ConfigurationError)?.description, "--io-threads: expected an integer in 1...256, got '0'")
+        }
+    }
+
     func testInvalidValuesNameTheFlag() {
         for (arguments, flag) in [(["--port", "70000"], "--port"), (["--fsync", "sometimes"], "--fsync"),
                                   (["--heartbeat-s", "x"], "--heartbeat-s"), (["--bogus"], "--bogus"), (["--port"], "--port")] {
