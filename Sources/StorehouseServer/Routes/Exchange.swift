@@ -11,8 +11,17 @@ struct Exchange: Sendable {
     let now: @Sendable () -> Int64
 
     func send(_ response: HTTPResponse) {
+        var response = response
+        CORS.addHeaders(for: request, to: &response.headers)
         responder.respond(response)
         record(status: response.status)
+    }
+
+    /// Starts a streaming answer (SSE) with the same CORS headers as any other answer.
+    func startStream(status: Int, headers: HTTPHeaders) -> HTTPStream {
+        var headers = headers
+        CORS.addHeaders(for: request, to: &headers)
+        return responder.startStream(status: status, headers: headers)
     }
 
     func send(_ problem: Problem) { send(problem.response()) }

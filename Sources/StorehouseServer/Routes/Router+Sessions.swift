@@ -202,7 +202,7 @@ extension Router {
         if request.method == "HEAD" {
             return exchange.send(HTTPResponse(status: 200, headers: headers, body: []))
         }
-        let stream = exchange.responder.startStream(status: 200, headers: headers)
+        let stream = exchange.startStream(status: 200, headers: headers)
         exchange.record(status: 200)
         if !session.subscribe(stream, resumeAfter: resumeAfter) {
             _ = stream.write(EventFrames.end(reason: "deleted"))

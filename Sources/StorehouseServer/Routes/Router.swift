@@ -72,6 +72,16 @@ final class Router: HTTPHandler {
             }
         case (.other, _):
             exchange.send(Problem(404, "not-found", "nothing is served at \(request.path)"))
+        case (_, "OPTIONS"):
+            // The shape of the target is checked, not the session: a preflight carries no token.
+            let wellFormed = switch route {
+            // Ids are 16 random bytes in base64url: 22 characters (openapi.yaml's pattern).
+            case .session, .state, .actions, .events: name.utf8.count == 22 && Secrets.isWellFormedID(name)
+            case .problems: ProblemCatalog.entries[name] != nil
+            default: true
+            }
+            guard wellFormed else { return exchange.send(Problem(404, "not-found", "nothing is served at \(request.path)")) }
+            exchange.send(CORS.optionsAnswer(for: request, allow: Self.allowed(route)))
         default:
             let allow = Self.allowed(route)
             exchange.send(Problem(405, "method-not-allowed", "\(request.method) is not allowed here; use \(allow)", headers: [("Allow", allow)]))

@@ -1,0 +1,37 @@
+import HTTPEngine
+
+/// Cross-origin access for browsers (Fetch Standard, "CORS protocol").
+///
+/// A page on another origin may call the API: access is granted by the bearer token, never by
+/// cookies, so every origin may ask (`*`) and no credentials mode is involved. The headers are
+/// added only to requests that carry `Origin` (what browsers send cross-origin), so other
+/// clients' answers stay as they were.
+enum CORS {
+    /// Response headers a page's script may read besides the CORS-safelisted ones.
+    static let exposed = "ETag, Location, Retry-After, Allow, Idempotent-Replayed, Preference-Applied"
+    /// Request headers a page may send (the API's own plus the ones every client uses).
+    static let allowedHeaders = "Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, Prefer, Last-Event-ID"
+    /// How long a browser may reuse a preflight answer, in seconds.
+    static let maxAge = "600"
+
+    /// Adds the answer's CORS headers when `request` came from a browser on some origin.
+    static func addHeaders(for request: HTTPRequest, to headers: inout HTTPHeaders) {
+        guard request.headers["Origin"] != nil else { return }
+        headers.add("Access-Control-Allow-Origin", "*")
+        headers.add("Access-Control-Expose-Headers", exposed)
+    }
+
+    /// The answer to `OPTIONS` on a route: a preflight (it names `Access-Control-Request-Method`)
+    /// or a plain question about the methods (RFC 9110 §9.3.7); 204 either way, with `Allow`.
+    static func optionsAnswer(for request: HTTPRequest, allow: String) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.add("Allow", allow)
+        if request.headers["Origin"] != nil, request.headers["Access-Control-Request-Method"] != nil {
+            headers.add("Access-Control-Allow-Origin", "*")
+            headers.add("Access-Control-Allow-Methods", allow)
+            headers.add("Access-Control-Allow-Headers", allowedHeaders)
+            headers.add("Access-Control-Max-Age", maxAge)
+        }
+        return HTTPResponse(status: 204, headers: headers, body: [])
+    }
+}

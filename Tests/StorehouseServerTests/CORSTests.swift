@@ -1,0 +1,64 @@
+import Foundation
+import XCTest
+@testable import StorehouseServer
+
+/// Browsers on another origin: preflight, CORS headers on answers and on the event stream.
+final class CORSTests: XCTestCase {
+    private let origin = ["Origin": "https://app.example"]
+
+    func testPreflightNamesMethodsAndHeadersAndNeedsNoToken() throws {
+        let fixture = try ServerFixture()
+        let (id, _) = try fixture.createSession()
+        let answer = try fixture.client().request("OPTIONS", "/sessions/\(id)/actions", headers: origin.merging([
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, content-type, idempotency-key",
+        ]) { $1 })
+        XCTAssertEqual(answer.status, 204)
+        XCTAssertEqual(answer.header("Access-Control-Allow-Origin"), "*")
+        XCTAssertEqual(answer.header("Access-Control-Allow-Methods"), "GET, HEAD, POST")
+        let allowed = answer.header("Access-Control-Allow-Headers") ?? ""
+        for name in ["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "Prefer", "Last-Event-ID"] {
+            XCTAssertTrue(allowed.contains(name), "\(name) in \(allowed)")
+        }
+        XCTAssertEqual(answer.header("Access-Control-Max-Age"), "600")
+        XCTAssertEqual(answer.header("Allow"), "GET, HEAD, POST")
+    }
+
+    func testPlainOptionsListsTheMethodsWithoutCORSHeaders() throws {
+        let fixture = try ServerFixture()
+        let answer = try fixture.client().request("OPTIONS", "/sessions")
+        XCTAssertEqual(answer.status, 204)
+        XCTAssertEqual(answer.header("Allow"), "POST")
+        XCTAssertNil(answer.header("Access-Control-Allow-Origin"))
+        XCTAssertEqual(try fixture.client().request("OPTIONS", "/nope").status, 404)
+        XCTAssertEqual(try fixture.client().request("OPTIONS", "/sessions/not-an-id/actions").status, 404)
+        XCTAssertEqual(try fixture.client().request("OPTIONS", "/problems/no-such-slug").status, 404)
+        XCTAssertEqual(try fixture.client().request("OPTIONS", "/problems/not-found").status, 204)
+    }
+
+    func testAnswersToABrowserCarryTheHeadersAndOthersDoNot() throws {
+        let fixture = try ServerFixture()
+        let (id, token) = try fixture.createSession()
+        let client = try fixture.client()
+        let fromPage = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token).merging(origin) { $1 },
+                                          body: #"{"type":"counter/incrTapped"}"#)
+        XCTAssertEqual(fromPage.status, 200)
+        XCTAssertEqual(fromPage.header("Access-Control-Allow-Origin"), "*")
+        XCTAssertTrue(fromPage.header("Access-Control-Expose-Headers")?.contains("ETag") ?? false)
+        // Refusals too: a page must be able to read the problem document.
+        let refused = try client.request("GET", "/sessions/\(id)/state", headers: origin)
+        XCTAssertEqual(refused.status, 401)
+        XCTAssertEqual(refused.header("Access-Control-Allow-Origin"), "*")
+        let fromCurl = try client.request("GET", "/sessions/\(id)/state", headers: bearer(token))
+        XCTAssertNil(fromCurl.header("Access-Control-Allow-Origin"))
+    }
+
+    func testTheEventStreamCarriesTheHeaders() throws {
+        let fixture = try ServerFixture()
+        let (id, token) = try fixture.createSession()
+        let events = try fixture.client()
+        let head = try events.openEvents("/sessions/\(id)/events?access_token=\(token)", headers: origin)
+        XCTAssertEqual(head.status, 200)
+        XCTAssertEqual(head.header("Access-Control-Allow-Origin"), "*")
+    }
+}
