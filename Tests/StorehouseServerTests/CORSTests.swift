@@ -32,6 +32,10 @@ final class CORSTests: XCTestCase {
         XCTAssertNil(answer.header("Access-Control-Allow-Origin"))
         XCTAssertEqual(try fixture.client().request("OPTIONS", "/nope").status, 404)
         XCTAssertEqual(try fixture.client().request("OPTIONS", "/sessions/not-an-id/actions").status, 404)
+        let (id, token) = try fixture.createSession()
+        XCTAssertEqual(try fixture.client().request("OPTIONS", "/sessions/\(id)/events").status, 204)
+        XCTAssertEqual(try fixture.client().request("DELETE", "/sessions/\(id)", headers: bearer(token)).status, 204)
+        XCTAssertEqual(try fixture.client().request("OPTIONS", "/sessions/\(id)/events").status, 404, "a deleted session is gone for OPTIONS too")
         XCTAssertEqual(try fixture.client().request("OPTIONS", "/problems/no-such-slug").status, 404)
         XCTAssertEqual(try fixture.client().request("OPTIONS", "/problems/not-found").status, 204)
     }

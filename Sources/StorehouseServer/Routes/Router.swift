@@ -73,14 +73,21 @@ final class Router: HTTPHandler {
         case (.other, _):
             exchange.send(Problem(404, "not-found", "nothing is served at \(request.path)"))
         case (_, "OPTIONS"):
-            // The shape of the target is checked, not the session: a preflight carries no token.
-            let wellFormed = switch route {
-            // Ids are 16 random bytes in base64url: 22 characters (openapi.yaml's pattern).
-            case .session, .state, .actions, .events: name.utf8.count == 22 && Secrets.isWellFormedID(name)
-            case .problems: ProblemCatalog.entries[name] != nil
-            default: true
+            // A preflight carries no token, so only existence is checked: an unknown or deleted
+            // session is 404 here as everywhere (its id is 128 random bits, so this tells nothing).
+            switch route {
+            case .session, .state, .actions, .events:
+                guard readyForSessions(exchange) else { return }
+                guard Secrets.isWellFormedID(name), registry.lookup(name) != nil else {
+                    return exchange.send(SessionProblems.notFound.response())
+                }
+            case .problems:
+                guard ProblemCatalog.entries[name] != nil else {
+                    return exchange.send(Problem(404, "not-found", "no problem type is called '\(name)'"))
+                }
+            default:
+                break
             }
-            guard wellFormed else { return exchange.send(Problem(404, "not-found", "nothing is served at \(request.path)")) }
             exchange.send(CORS.optionsAnswer(for: request, allow: Self.allowed(route)))
         default:
             let allow = Self.allowed(route)
