@@ -56,6 +56,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// ASCII case-insensitive comparison; field names are tokens, so ASCII is all that matters.
     static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
+        // Most lookups miss on the length alone (O(1) for native strings); only then look at bytes.
+        guard a.utf8.count == b.utf8.count else { return false }
         var a = a, b = b
         return a.withUTF8 { ua in
             b.withUTF8 { ub in
