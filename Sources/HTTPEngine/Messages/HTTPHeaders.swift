@@ -38,6 +38,11 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         fields.append((name: name, value: value))
     }
 
+    /// Makes room for `count` fields, so a response built field by field allocates once.
+    public mutating func reserveCapacity(_ count: Int) {
+        fields.reserveCapacity(count)
+    }
+
     /// Replaces every field named `name` with one field.
     public mutating func set(_ name: String, _ value: String) {
         remove(name)

@@ -19,8 +19,8 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
     public let environment: EffectEnvironment
     @usableFromInline var pending: [Effect<Action>.Work] = []
 
-    public var version: Int { _version }
-    public var state: State { _state }
+    @inlinable public var version: Int { _version }
+    @inlinable public var state: State { _state }
 
     @inlinable
     public init(kind: String, state: State, version: Int = 0, reducer: Reducer<State, Action>,
@@ -127,9 +127,14 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
         return Change(version: _version + index + 1, action: record, patch: patch.finish(), outputs: outputs)
     }
 
-    public func takePendingEffects() -> [PendingEffect] {
-        // Most actions start no effect; skip copying the environment for them.
+    @inlinable public func takePendingEffects() -> [PendingEffect] {
+        // Most actions start no effect. Inlinable, so this check runs specialized in the kind's
+        // module; the generic version looked up the array's type metadata on every call.
         if pending.isEmpty { return [] }
+        return takeQueuedEffects()
+    }
+
+    @usableFromInline func takeQueuedEffects() -> [PendingEffect] {
         let works = pending
         pending = []
         let environment = self.environment
