@@ -21,7 +21,7 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     let createdAt: Int64
     let context: SessionContext
 
-    let lock = NSLock()
+    let lock = SessionLock()
     /// The token, once a request proved it: a heap buffer (byte count, then the bytes) published
     /// once by a compare-exchange and never changed until deinit; read without a lock.
     private let verifiedToken = Atomic<UnsafeMutableRawPointer?>(nil)
