@@ -1,5 +1,6 @@
 import Foundation
 import HTTPEngine
+import StoreCore
 @testable import StorehouseServer
 import XCTest
 
@@ -117,5 +118,40 @@ final class HotPathTests: XCTestCase {
         }
         XCTAssertEqual(Metrics.Route.allCases.map(\.index), Array(0..<Metrics.Route.allCases.count))
         for status in Metrics.commonStatuses { XCTAssertEqual(Metrics.statusSlot(status).map { Metrics.commonStatuses[$0] }, status) }
+    }
+
+    func testSingleActionReadsWhatTheGeneralPathReads() throws {
+        let bodies = [
+            #"{"type":"counter/incrTapped"}"#, #" {"type":"a","payload":{"x":[1,2]},"meta":"m"} "#,
+            #"{"type":"a","payload":null,"meta":null}"#, #"{"type":"a","type":"b"}"#, #"{"t\u0079pe":"esc","other":[{}]}"#,
+            #"{"payload":1,"type":"late"}"#,
+        ]
+        for body in bodies {
+            let bytes = Array(body.utf8)
+            guard case .object(let object) = try JSONReader.parse(bytes), case .string(let type)? = object["type"] else {
+                return XCTFail("not an action: \(body)")
+            }
+            let expected = ActionRecord(type: type, payload: object["payload"].flatMap { $0 == .null ? nil : $0 },
+                                        meta: object["meta"].flatMap { $0 == .null ? nil : $0 }, at: 7, source: .client)
+            XCTAssertEqual(Router.singleAction(bytes, at: 7), expected, body)
+        }
+        // Everything else goes the general way, which names the problem.
+        for body in ["", "[]", #"[{"type":"a"}]"#, #"{"type":1}"#, "{}", #"{"type":"a"} x"#, #"{"type":"a""#, #"{"type":"a",}"#, "null", #""s""#] {
+            XCTAssertNil(Router.singleAction(Array(body.utf8), at: 0), body)
+        }
+    }
+
+    func testForEachMemberAgreesWithParse() throws {
+        let deep = String(repeating: "[", count: 70) + String(repeating: "]", count: 70)
+        for body in [#"{"a":1,"b":{"c":[true,null]},"a":2}"#, "{ }", #"{"x":"#, #"{"a":1}{"#, #"{"k":\#(deep)}"#, "[1]"] {
+            var members: [String: JSONValue] = [:]
+            let ok = JSONReader.forEachMember(of: Array(body.utf8)) { members[$0] = $1 }
+            if case .object(let object)? = try? JSONReader.parse(Array(body.utf8)) {
+                XCTAssertTrue(ok, body)
+                XCTAssertEqual(members, object, body)
+            } else {
+                XCTAssertFalse(ok, body)
+            }
+        }
     }
 }

@@ -38,6 +38,11 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         fields.append((name: name, value: value))
     }
 
+    /// Makes room for `count` fields, so a response built field by field allocates once.
+    public mutating func reserveCapacity(_ count: Int) {
+        fields.reserveCapacity(count)
+    }
+
     /// Replaces every field named `name` with one field.
     public mutating func set(_ name: String, _ value: String) {
         remove(name)
@@ -56,6 +61,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// ASCII case-insensitive comparison; field names are tokens, so ASCII is all that matters.
     static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
+        // Most lookups miss on the length alone (O(1) for native strings); only then look at bytes.
+        guard a.utf8.count == b.utf8.count else { return false }
         var a = a, b = b
         return a.withUTF8 { ua in
             b.withUTF8 { ub in

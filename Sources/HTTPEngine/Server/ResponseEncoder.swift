@@ -147,14 +147,27 @@ struct ResponseEncoder {
     /// Drops a field that would split the response (CR/LF in a value, a non-token name).
     static func isSafe(_ field: HTTPHeaders.Field) -> Bool {
         guard !field.name.isEmpty else { return false }
-        for b in field.name.utf8 where !ASCII.isTokenChar(b) { return false }
-        for b in field.value.utf8 where !ASCII.isFieldValueChar(b) { return false }
-        return true
+        // Over contiguous bytes: iterating a String's UTF8View checks every index.
+        var name = field.name, value = field.value
+        let nameIsToken = name.withUTF8 { bytes in
+            for b in bytes where !ASCII.isTokenChar(b) { return false }
+            return true
+        }
+        guard nameIsToken else { return false }
+        return value.withUTF8 { bytes in
+            for b in bytes where !ASCII.isFieldValueChar(b) { return false }
+            return true
+        }
     }
 
     static func allowsBody(_ status: Int) -> Bool { status >= 200 && status != 204 && status != 304 }
 
     func appendStatusLine(_ status: Int, to head: inout [UInt8]) {
+        switch status {
+        case 200: return head.append(contentsOf: Self.status200)
+        case 201: return head.append(contentsOf: Self.status201)
+        default: break
+        }
         head.append(contentsOf: Self.http11)
         let code = (100...999).contains(status) ? status : 500
         head.append(UInt8(48 + code / 100)); head.append(UInt8(48 + code / 10 % 10)); head.append(UInt8(48 + code % 10))
@@ -183,6 +196,9 @@ struct ResponseEncoder {
     }
 
     static let http11: [UInt8] = Array("HTTP/1.1 ".utf8)
+    /// The status lines of nearly every answer, ready-made.
+    static let status200: [UInt8] = Array("HTTP/1.1 200 OK\r\n".utf8)
+    static let status201: [UInt8] = Array("HTTP/1.1 201 Created\r\n".utf8)
     static let contentLengthPrefix: [UInt8] = Array("Content-Length: ".utf8)
     static let connectionClose: [UInt8] = Array("Connection: close\r\n".utf8)
     static let connectionKeepAlive: [UInt8] = Array("Connection: keep-alive\r\n".utf8)

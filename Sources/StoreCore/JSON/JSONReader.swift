@@ -24,6 +24,21 @@ public enum JSONReader {
         }
     }
 
+    /// Reads `bytes` as one JSON object and hands each member to `member`, in order, without
+    /// building the object (no dictionary, no hashing): for callers that want a few known members.
+    /// Returns false when the bytes are not exactly one valid JSON object; `member` may have seen
+    /// some members by then, and `parse` gives the error.
+    public static func forEachMember(of bytes: [UInt8], maxDepth: Int = 64, _ member: (String, JSONValue) -> Void) -> Bool {
+        bytes.withUnsafeBufferPointer { buf in
+            var p = Parser(bytes: buf, maxDepth: maxDepth)
+            p.skipWhitespace()
+            guard p.index < buf.count, buf[p.index] == UInt8(ascii: "{") else { return false }
+            do { try p.parseMembers(depth: 1, member) } catch { return false }
+            p.skipWhitespace()
+            return p.index == buf.count
+        }
+    }
+
     public static func parse(_ text: String, maxDepth: Int = 64) throws(JSONParseError) -> JSONValue {
         try parse(Array(text.utf8), maxDepth: maxDepth)
     }
@@ -80,11 +95,18 @@ private struct Parser {
     }
 
     mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
+        var object: [String: JSONValue] = [:]
+        // RFC 8259 §4 leaves duplicate names undefined; the last one wins, as in most parsers.
+        try parseMembers(depth: depth) { key, value in object[key] = value }
+        return .object(object)
+    }
+
+    /// The members of the object at `index` (which is at its `{`), each handed to `member` in order.
+    mutating func parseMembers(depth: Int, _ member: (String, JSONValue) -> Void) throws(JSONParseError) {
         if depth > maxDepth { throw error("nesting deeper than \(maxDepth)") }
         index += 1
-        var object: [String: JSONValue] = [:]
         skipWhitespace()
-        if index < bytes.count && bytes[index] == UInt8(ascii: "}") { index += 1; return .object(object) }
+        if index < bytes.count && bytes[index] == UInt8(ascii: "}") { index += 1; return }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a string key") }
@@ -94,13 +116,12 @@ private struct Parser {
             index += 1
             skipWhitespace()
             path.append(key)
-            // RFC 8259 §4 leaves duplicate names undefined; the last one wins, as in most parsers.
-            object[key] = try parseValue(depth: depth)
+            member(key, try parseValue(depth: depth))
             path.removeLast()
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input in an object") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(object) }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; return }
             throw error("expected ',' or '}' in an object")
         }
     }

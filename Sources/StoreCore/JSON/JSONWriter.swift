@@ -30,6 +30,16 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// `"name":` for a key the caller knows needs no escaping (an identifier), without scanning it.
+    @inlinable public mutating func key(static name: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
     @inlinable mutating func separate() {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
     }

@@ -19,8 +19,8 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
     public let environment: EffectEnvironment
     @usableFromInline var pending: [Effect<Action>.Work] = []
 
-    public var version: Int { _version }
-    public var state: State { _state }
+    @inlinable public var version: Int { _version }
+    @inlinable public var state: State { _state }
 
     @inlinable
     public init(kind: String, state: State, version: Int = 0, reducer: Reducer<State, Action>,
@@ -134,9 +134,14 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
         effect.flatten(outputs: &outputs, works: &pending)
     }
 
-    public func takePendingEffects() -> [PendingEffect] {
-        // Most actions start no effect; skip copying the environment for them.
+    @inlinable public func takePendingEffects() -> [PendingEffect] {
+        // Most actions start no effect. Inlinable, so this check runs specialized in the kind's
+        // module; the generic version looked up the array's type metadata on every call.
         if pending.isEmpty { return [] }
+        return takeQueuedEffects()
+    }
+
+    @usableFromInline func takeQueuedEffects() -> [PendingEffect] {
         let works = pending
         pending = []
         let environment = self.environment

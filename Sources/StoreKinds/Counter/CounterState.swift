@@ -16,9 +16,9 @@ public struct Activity: PatchDiffable, JSONDecodable, Sendable {
 
     public func writeJSON(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("type"); w.write(kind.rawValue)
-        w.key("prime"); w.write(prime)
-        w.key("timestamp"); w.write(Timestamp.iso8601(millis: timestamp))
+        w.key(static: "type"); w.write(kind.rawValue)
+        w.key(static: "prime"); w.write(prime)
+        w.key(static: "timestamp"); w.write(Timestamp.iso8601(millis: timestamp))
         w.endObject()
     }
 
@@ -64,11 +64,11 @@ public struct CounterAppState: StoreState, PatchDiffable {
 
     public func writeJSON(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("count"); w.write(counter.count)
-        w.key("favoritePrimes"); favorites.favoritePrimes.writeJSON(to: &w)
-        w.key("activityFeed"); favorites.activityFeed.writeJSON(to: &w)
-        w.key("nthPrime"); counter.nthPrime.writeJSON(to: &w)
-        w.key("isNthPrimeRequestInFlight"); w.write(counter.isNthPrimeRequestInFlight)
+        w.key(static: "count"); w.write(counter.count)
+        w.key(static: "favoritePrimes"); favorites.favoritePrimes.writeJSON(to: &w)
+        w.key(static: "activityFeed"); favorites.activityFeed.writeJSON(to: &w)
+        w.key(static: "nthPrime"); counter.nthPrime.writeJSON(to: &w)
+        w.key(static: "isNthPrimeRequestInFlight"); w.write(counter.isNthPrimeRequestInFlight)
         w.endObject()
     }
 

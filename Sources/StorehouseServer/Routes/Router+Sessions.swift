@@ -135,29 +135,13 @@ extension Router {
     /// `POST /sessions/{id}/actions`: one FSA or a batch of them.
     func postActions(_ session: Session, _ exchange: Exchange) {
         let request = exchange.request
-        let value: JSONValue
-        do { value = try JSONReader.parse(request.body) } catch {
-            return exchange.send(Problem(400, "malformed-json", "the body is not JSON: \(error)"))
-        }
         let now = registry.context.now()
-        let items: [JSONValue]
-        let isBatch: Bool
-        switch value {
-        case .array(let list): items = list; isBatch = true
-        default: items = [value]; isBatch = false
-        }
-        guard !items.isEmpty else { return exchange.send(Problem(422, "empty-batch", "a batch must hold at least one action")) }
-        var records: [ActionRecord] = []
-        records.reserveCapacity(items.count)
-        for (index, item) in items.enumerated() {
-            guard case .object(let object) = item, case .string(let type)? = object["type"] else {
-                let detail = #"an action is an object with a string "type""#
-                return exchange.send(Problem(422, "invalid-action", isBatch ? "action \(index): \(detail)" : detail,
-                                             extra: isBatch ? [("index", .int(index))] : []))
-            }
-            let payload = object["payload"].flatMap { $0 == .null ? nil : $0 }
-            let meta = object["meta"].flatMap { $0 == .null ? nil : $0 }
-            records.append(ActionRecord(type: type, payload: payload, meta: meta, at: now, source: .client))
+        let records: [ActionRecord]
+        if let record = Self.singleAction(request.body, at: now) {
+            records = [record]
+        } else {
+            guard let parsed = parseActions(request.body, at: now, exchange) else { return }
+            records = parsed
         }
 
         var ifMatch: [EntityTag]?
@@ -179,6 +163,57 @@ extension Router {
         session.submit(ActionSubmission(records: records, ifMatch: ifMatch, idempotency: idempotency, minimal: minimal)) { response in
             exchange.send(response)
         }
+    }
+
+    /// The usual body, one FSA object with a string `type`, read without building the object;
+    /// nil for anything else (a batch, another shape, bad JSON), which `parseActions` answers.
+    static func singleAction(_ body: [UInt8], at now: Int64) -> ActionRecord? {
+        var type: JSONValue?, payload: JSONValue?, meta: JSONValue?
+        let isObject = JSONReader.forEachMember(of: body) { key, value in
+            // The last of duplicate members wins, as when the body is read into an object.
+            switch key {
+            case "type": type = value
+            case "payload": payload = value
+            case "meta": meta = value
+            default: break
+            }
+        }
+        guard isObject, case .string(let name)? = type else { return nil }
+        return ActionRecord(type: name, payload: payload.flatMap { $0 == .null ? nil : $0 },
+                            meta: meta.flatMap { $0 == .null ? nil : $0 }, at: now, source: .client)
+    }
+
+    /// The body's actions, one or a batch; nil once the refusal is sent.
+    private func parseActions(_ body: [UInt8], at now: Int64, _ exchange: Exchange) -> [ActionRecord]? {
+        let value: JSONValue
+        do { value = try JSONReader.parse(body) } catch {
+            exchange.send(Problem(400, "malformed-json", "the body is not JSON: \(error)"))
+            return nil
+        }
+        let items: [JSONValue]
+        let isBatch: Bool
+        switch value {
+        case .array(let list): items = list; isBatch = true
+        default: items = [value]; isBatch = false
+        }
+        guard !items.isEmpty else {
+            exchange.send(Problem(422, "empty-batch", "a batch must hold at least one action"))
+            return nil
+        }
+        var records: [ActionRecord] = []
+        records.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() {
+            guard case .object(let object) = item, case .string(let type)? = object["type"] else {
+                let detail = #"an action is an object with a string "type""#
+                exchange.send(Problem(422, "invalid-action", isBatch ? "action \(index): \(detail)" : detail,
+                                      extra: isBatch ? [("index", .int(index))] : []))
+                return nil
+            }
+            let payload = object["payload"].flatMap { $0 == .null ? nil : $0 }
+            let meta = object["meta"].flatMap { $0 == .null ? nil : $0 }
+            records.append(ActionRecord(type: type, payload: payload, meta: meta, at: now, source: .client))
+        }
+        return records
     }
 
     /// `GET /sessions/{id}/events`: the SSE stream.

@@ -69,7 +69,8 @@ extension Session {
 
         // Each action carries its time; versions never go back in time (API.md "Conventions").
         var records = submission.records
-        for index in records.indices { records[index].at = max(records[index].at, lastActionAt) }
+        // Written only when it changes: a write would copy the submission's array.
+        for index in records.indices where records[index].at < lastActionAt { records[index].at = lastActionAt }
         let changes: [Change]
         do {
             changes = try store.apply(records)

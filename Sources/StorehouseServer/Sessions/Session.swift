@@ -21,9 +21,10 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     let createdAt: Int64
     let context: SessionContext
 
-    let lock = NSLock()
-    /// Set once, by the first request whose token hashes to `tokenHash`; read without a lock.
-    let verifiedToken = AtomicLazyReference<VerifiedToken>()
+    let lock = SessionLock()
+    /// The token, once a request proved it: a heap buffer (byte count, then the bytes) published
+    /// once by a compare-exchange and never changed until deinit; read without a lock.
+    private let verifiedToken = Atomic<UnsafeMutableRawPointer?>(nil)
     var store: any AnyStore
     var updatedAt: Int64
     var history: ActionHistory
@@ -57,6 +58,17 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         keptStates.add(version: store.version, bytes: store.encodeState())
     }
 
+    deinit {
+        if let known = verifiedToken.load(ordering: .acquiring) { Self.wipeAndFree(known) }
+    }
+
+    /// Zeroes a token buffer before freeing it, so the secret does not linger in freed memory.
+    private static func wipeAndFree(_ buffer: UnsafeMutableRawPointer) {
+        let count = MemoryLayout<Int>.stride + buffer.load(as: Int.self)
+        buffer.initializeMemory(as: UInt8.self, repeating: 0, count: count)
+        buffer.deallocate()
+    }
+
     /// The session's head version.
     var version: Int { lock.withLock { store.version } }
 
@@ -66,9 +78,19 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// written): it is the one token this session has, so later requests compare bytes with it
     /// instead of hashing every request's token again.
     func accepts(token: UnsafeBufferPointer<UInt8>) -> Bool {
-        if let known = verifiedToken.load() { return Secrets.constantTimeEqual(known.bytes, token) }
+        let header = MemoryLayout<Int>.stride
+        if let known = verifiedToken.load(ordering: .acquiring) {
+            let count = known.load(as: Int.self)
+            return Secrets.constantTimeEqual(UnsafeRawBufferPointer(start: known + header, count: count), token)
+        }
         guard Secrets.constantTimeEqual(SHA256.hash(token), tokenHash) else { return false }
-        _ = verifiedToken.storeIfNil(VerifiedToken(bytes: Array(token)))
+        let copy = UnsafeMutableRawPointer.allocate(byteCount: header + token.count, alignment: MemoryLayout<Int>.alignment)
+        copy.storeBytes(of: token.count, as: Int.self)
+        if let base = token.baseAddress { (copy + header).copyMemory(from: base, byteCount: token.count) }
+        // Another thread may have proved it at the same moment; keep the first copy.
+        if !verifiedToken.compareExchange(expected: nil, desired: copy, ordering: .acquiringAndReleasing).exchanged {
+            Self.wipeAndFree(copy)
+        }
         return true
     }
 
@@ -120,12 +142,6 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
             return out
         }
     }
-}
-
-/// A session's token, once a request has proved it; immutable, so any thread may read it.
-final class VerifiedToken: Sendable {
-    let bytes: [UInt8]
-    init(bytes: [UInt8]) { self.bytes = bytes }
 }
 
 /// A session's head state as its answer: the state's bytes are `response.body[stateRange]`.

@@ -4,6 +4,8 @@ import HTTPEngine
 enum JSONAnswer {
     static func ok(_ body: [UInt8], status: Int = 200, etagVersion: Int? = nil) -> HTTPResponse {
         var headers = HTTPHeaders()
+        // Content-Type, ETag and at most one more (Preference-Applied, Location, Idempotent-Replayed).
+        headers.reserveCapacity(3)
         headers.add("Content-Type", "application/json")
         if let etagVersion { headers.add("ETag", entityTag(etagVersion)) }
         return HTTPResponse(status: status, headers: headers, body: body)
@@ -11,10 +13,17 @@ enum JSONAnswer {
 
     /// `"<version>"`, written by hand: string interpolation costs more than the rest of a small answer.
     static func entityTag(_ version: Int) -> String {
-        var bytes: [UInt8] = [UInt8(ascii: "\"")]
-        appendDecimal(version, to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
-        return String(decoding: bytes, as: UTF8.self)
+        guard version >= 0 else { return "\"\(version)\"" }
+        // Digits right to left into a stack buffer; up to 13 digits the string is small (no heap).
+        var buffer: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: a quote, 20 digits, a quote
+        return withUnsafeMutableBytes(of: &buffer) { bytes in
+            var v = UInt(version), start = 23
+            bytes[start] = UInt8(ascii: "\"")
+            repeat { start -= 1; bytes[start] = UInt8(48 + v % 10); v /= 10 } while v > 0
+            start -= 1
+            bytes[start] = UInt8(ascii: "\"")
+            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start...]), as: UTF8.self)
+        }
     }
 
     static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {

@@ -30,6 +30,10 @@ public enum Secrets {
 
     /// `constantTimeEqual` against bytes that are not (yet) an array, such as a header's token.
     public static func constantTimeEqual(_ a: [UInt8], _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        a.withUnsafeBytes { constantTimeEqual($0, b) }
+    }
+
+    public static func constantTimeEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         var difference: UInt8 = 0
         for i in 0..<a.count { difference |= a[i] ^ b[i] }
@@ -41,9 +45,11 @@ public enum Secrets {
     public static func isWellFormedID(_ text: some StringProtocol) -> Bool {
         let utf8 = text.utf8
         guard !utf8.isEmpty, utf8.count <= 64 else { return false }
-        return utf8.allSatisfy { c in
+        func allowed(_ c: UInt8) -> Bool {
             (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F
         }
+        // Over contiguous bytes when the string has them (every native string): no index checks per byte.
+        return utf8.withContiguousStorageIfAvailable { $0.allSatisfy(allowed) } ?? utf8.allSatisfy(allowed)
     }
 
     /// Hex of a digest, for logs and stored metadata.
