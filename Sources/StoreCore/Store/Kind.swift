@@ -39,9 +39,4 @@ public struct Kind<State: StoreState, Action: StoreAction>: StoreKind {
         let initial = try state.map { (json) throws(StateDecodingError) -> State in try State(json: json, path: "") } ?? State.initial
         return Store(kind: name, state: initial, version: version, reducer: reducer, environment: environment)
     }
-
-    /// The effects `state` is still waiting for, per `resume` (tests).
-    public func interruptedEffects(of state: State) -> Effect<Action> {
-        resume?(state) ?? .none
-    }
 }

@@ -78,9 +78,7 @@ final class Router: HTTPHandler {
             switch route {
             case .session, .state, .actions, .events:
                 guard readyForSessions(exchange) else { return }
-                guard Secrets.isWellFormedID(name), registry.lookup(name) != nil else {
-                    return exchange.send(SessionProblems.notFound.response())
-                }
+                guard session(named: name) != nil else { return exchange.send(SessionProblems.notFound.response()) }
             case .problems:
                 guard ProblemCatalog.entries[name] != nil else {
                     return exchange.send(Problem(404, "not-found", "no problem type is called '\(name)'"))
@@ -169,8 +167,13 @@ final class Router: HTTPHandler {
     }
 
     /// API.md "Sessions and access": 404 for an unknown id whatever the token, then 401 for a missing or wrong token.
+    /// The session a path names; a malformed id is never looked up.
+    private func session(named id: String) -> Session? {
+        Secrets.isWellFormedID(id) ? registry.lookup(id) : nil
+    }
+
     private func authorize(_ request: HTTPRequest, id: String, allowQueryToken: Bool, _ exchange: Exchange) -> Session? {
-        guard Secrets.isWellFormedID(id), let session = registry.lookup(id) else {
+        guard let session = session(named: id) else {
             exchange.send(SessionProblems.notFound)
             return nil
         }
