@@ -14,8 +14,8 @@ import Synchronization
 ///         // .success: durable as the policy promises -> answer 2xx; .failure -> 503
 ///     }
 ///
-/// Completions run on the thread that processes their group (the writer thread, or a caller of
-/// `commit()`), in call order per session: they must not block.
+/// Completions run on the thread that processes their group (the writer thread, or under `.batch`
+/// and `.never` a caller of `commit()`), in call order per session: they must not block.
 /// From a completion, `createSession` throws `.calledFromCompletion`, `deleteSession` and `close`
 /// are queued without waiting, `flush` and `statistics` do nothing.
 public final class Journal: Sendable {
@@ -91,8 +91,8 @@ public final class Journal: Sendable {
     /// after a crash either all of them are recovered or none. `completion` runs once, when the records
     /// are as durable as the policy promises, or with the reason they were refused (nothing written).
     ///
-    /// With `commitLater: true` the writer thread is not woken: the caller commits the group itself
-    /// with ``commit()`` before it waits for more work (an event loop at the end of an iteration).
+    /// With `commitLater: true` the writer thread is not woken: the caller calls ``commit()`` before
+    /// it waits for more work (an event loop at the end of an iteration).
     public func append(session: String, records: [(version: Int, bytes: [UInt8])], commitLater: Bool = false,
                        completion: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
         guard FileNames.isValidSessionID(session) else {
@@ -104,8 +104,12 @@ public final class Journal: Sendable {
         }
     }
 
-    /// Writes, syncs and completes everything queued, on the calling thread (one group commit).
-    /// Completions of this group run inside this call; it blocks while another group is processed.
+    /// Commits what was appended with `commitLater: true` as one group.
+    ///
+    /// Under `.always` the writer thread writes and syncs it, and runs its completions, while the
+    /// caller goes on: this never waits for the disk. Under `.batch` and `.never` the group is
+    /// written and completed on the calling thread inside this call (no sync to wait for); it
+    /// blocks while another thread processes a group.
     public func commit() {
         writer.commit()
     }

@@ -5,12 +5,13 @@ import Synchronization
 import XCTest
 @testable import Journal
 
-/// `append(commitLater: true)` + `commit()`: an event loop's appends become one group, written,
-/// synced and completed on the loop's own thread.
+/// `append(commitLater: true)` + `commit()`: an event loop's appends become one group. Without a
+/// sync to wait for it is written and completed on the loop's own thread; under `always` the writer
+/// thread syncs it while the loop goes on.
 final class CallerCommitTests: XCTestCase {
     func testCommitRunsTheGroupAndItsCompletionsOnTheCallingThread() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always)
+        let j = try Journal(directory: dir, fsync: .never)
         _ = j.recover()
         try j.createSession(id: "a", meta: [])
         try j.createSession(id: "b", meta: [])
@@ -34,13 +35,58 @@ final class CallerCommitTests: XCTestCase {
         let after = j.statistics()
         // One group for the ten appends, one for the `statistics` call that reads the counters.
         XCTAssertEqual(after.groups - before.groups, 2, "the ten appends form one group")
-        XCTAssertEqual(after.syncCalls - before.syncCalls, 2, "one fdatasync per written file")
+        XCTAssertEqual(after.syncCalls - before.syncCalls, 0, "never: no sync")
         j.close()
 
-        let reopened = try Journal(directory: dir, fsync: .always)
+        let reopened = try Journal(directory: dir, fsync: .never)
         let found = reopened.recover()
         XCTAssertEqual(found.session("a")?.versions, Array(1...5))
         XCTAssertEqual(found.session("b")?.versions, Array(1...5))
+        reopened.close()
+    }
+
+    /// Under `always`, `commit()` returns while the group's sync is still running, and what is
+    /// committed meanwhile waits for that sync and goes in the next group, with its completions on
+    /// the writer thread, in order.
+    func testAlwaysCommitDoesNotWaitForTheSync() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .always)
+        _ = j.recover()
+        try j.createSession(id: "a", meta: [])
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let holding = Atomic<Bool>(true)
+        j.disk.setSyncGate {
+            guard holding.load(ordering: .acquiring) else { return }
+            entered.signal()
+            _ = release.wait(timeout: .now() + 5)  // bounded: a commit that synced inline must fail, not hang
+        }
+        let caller = pthread_self()
+        let completions = Mutex<[(Int, Bool)]>([])
+        func append(_ v: Int) {
+            j.append(session: "a", records: [(version: v, bytes: bytes("v\(v)"))], commitLater: true) { result in
+                if case .failure(let e) = result { XCTFail("v\(v): \(e)") }
+                completions.withLock { $0.append((v, pthread_equal(pthread_self(), caller) != 0)) }
+            }
+        }
+        append(1)
+        j.commit()
+        XCTAssertEqual(entered.wait(timeout: .now() + 10), .success, "the writer thread syncs the group")
+        // The sync of version 1 is held open; the caller is free to go on.
+        append(2)
+        append(3)
+        j.commit()
+        XCTAssertTrue(completions.withLock { $0.isEmpty }, "nothing completes before its sync")
+        holding.store(false, ordering: .releasing)
+        release.signal()
+        j.flush()
+        let done = completions.withLock { $0 }
+        XCTAssertEqual(done.map(\.0), [1, 2, 3])
+        XCTAssertFalse(done.contains(where: \.1), "completions run on the writer thread")
+        j.disk.setSyncGate(nil)
+        j.close()
+        let reopened = try Journal(directory: dir, fsync: .always)
+        XCTAssertEqual(reopened.recover().session("a")?.versions, [1, 2, 3])
         reopened.close()
     }
 
@@ -83,6 +129,7 @@ final class CallerCommitTests: XCTestCase {
                 j.commit()
             }
         }
+        j.flush()  // under `always` the last groups may still be syncing on the writer thread
         XCTAssertEqual(order.withLock { $0 }, Array(1...200))
         j.close()
         let reopened = try Journal(directory: dir, fsync: .always)

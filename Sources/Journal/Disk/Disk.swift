@@ -10,8 +10,19 @@ final class Disk: Sendable {
         self.directory = directory
     }
 
+    /// Test hook: runs on the syncing thread before every sync, so a test can hold one open.
+    private let syncGate = Mutex<(@Sendable () -> Void)?>(nil)
+
     func inject(_ f: JournalFault?) {
         fault.withLock { $0 = f }
+    }
+
+    func setSyncGate(_ gate: (@Sendable () -> Void)?) {
+        syncGate.withLock { $0 = gate }
+    }
+
+    private func passSyncGate() {
+        if let gate = syncGate.withLock({ $0 }) { gate() }
     }
 
     /// The errno an injected fault wants for `op`, consuming one use of a counted fault.
@@ -65,6 +76,7 @@ final class Disk: Sendable {
     }
 
     func dataSync(_ fd: Int32, name: String) throws(JournalError) {
+        passSyncGate()
         if let e = injected(.sync) { throw .io(operation: "fdatasync", path: path(name), errno: e) }
         while fdatasync(fd) != 0 {
             if errno != EINTR { throw .io(operation: "fdatasync", path: path(name), errno: errno) }
@@ -74,6 +86,7 @@ final class Disk: Sendable {
     /// `syncfs(2)`: one call writes back every dirty file of the filesystem (looked up at run time:
     /// Glibc's Swift overlay does not export it).
     func syncFilesystem(_ fd: Int32) throws(JournalError) {
+        passSyncGate()
         if let e = injected(.sync) { throw .io(operation: "syncfs", path: directory, errno: e) }
         guard let fn = Disk.syncfsFunction else { throw .io(operation: "syncfs", path: directory, errno: ENOSYS) }
         if fn(fd) != 0 { throw .io(operation: "syncfs", path: directory, errno: errno) }

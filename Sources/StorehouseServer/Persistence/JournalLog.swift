@@ -14,9 +14,9 @@ struct JournalLog: SessionLog {
 
     func append(sessionID: String, records: [(version: Int, bytes: [UInt8])],
                 completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
-        // On an event loop the append waits for the loop's own commit at the end of its iteration
+        // On an event loop the append waits for the loop's commit at the end of its iteration
         // (`commitPending`), one group for everything the iteration appended; elsewhere the
-        // journal's writer thread takes it.
+        // journal's writer thread is woken for it at once.
         let later = CommitDuty.deferAppend()
         CommitDuty.appending {
             journal.append(session: sessionID, records: records, commitLater: later) { result in

@@ -11,11 +11,12 @@ protocol SessionLog: Sendable {
     /// waits for the disk: the creating request is answered from the completion.
     func create(sessionID: String, meta: [UInt8], completion: @escaping @Sendable (Result<Void, any Error>) -> Void)
     /// `completion` never runs inside this call (unless `completesInline`, when it is not called): on the
-    /// journal's thread, or on this thread inside its next `commitPending()`.
+    /// journal's thread, or (without a sync to wait for) on this thread inside its next `commitPending()`.
     func append(sessionID: String, records: [(version: Int, bytes: [UInt8])],
                 completion: @escaping @Sendable (Result<Void, any Error>) -> Void)
-    /// Makes durable, and completes, the appends this thread made since its last call; called by
-    /// each event loop before it waits for more work. Blocks for one group commit at most.
+    /// Commits the appends this thread made since its last call as one group; called by each event
+    /// loop before it waits for more work. Never waits for a sync: under `--fsync always` the
+    /// journal's thread syncs and completes the group; otherwise it is written and completed here.
     func commitPending()
     func snapshot(sessionID: String, version: Int, bytes: [UInt8])
     /// Removes the session's files, then calls `completion` (possibly on another thread).

@@ -8,7 +8,8 @@ import Synchronization
 /// It runs on the engine's I/O thread. Everything it does there is short — parse
 /// a body, take a session's lock, apply one reducer, encode the answer — and an
 /// answer that must wait for the journal is sent once the loop commits its
-/// iteration's appends (`eventLoopWillWait`), or from the journal's thread.
+/// iteration's appends (`eventLoopWillWait`), or from the journal's thread
+/// once they are synced.
 final class Router: HTTPHandler {
     let registry: SessionRegistry
     let metrics: Metrics
@@ -24,7 +25,7 @@ final class Router: HTTPHandler {
         kindsBody = Router.encodeKinds(environment: registry.context.effectEnvironment)
     }
 
-    /// The loop's appends of this iteration become durable together, and are answered from here.
+    /// The loop's appends of this iteration go to the journal as one group.
     func eventLoopWillWait() {
         registry.context.log.commitPending()
     }
