@@ -121,8 +121,12 @@ extension Session {
     /// The journal's word on one append; runs on the journal's thread, in version order.
     private func appendCompleted(_ result: Result<Void, any Error>, epoch appendEpoch: Int, _ pending: PendingAppend) {
         lock.lock()
-        let unavailable = Problem(503, "journal-unavailable", "the action could not be made durable; nothing changed",
-                                  headers: [("Retry-After", "1")]).response()
+        // Built only on a refusal: encoding a problem document on every completion cost 3% of a
+        // durable POST's CPU.
+        func unavailable() -> HTTPResponse {
+            Problem(503, "journal-unavailable", "the action could not be made durable; nothing changed",
+                    headers: [("Retry-After", "1")]).response()
+        }
         guard !deleted else {
             lock.unlock()
             return pending.reply(SessionProblems.notFound.response())
@@ -130,7 +134,7 @@ extension Session {
         guard appendEpoch == epoch else {
             // An earlier append failed and the head was rebuilt without this one.
             lock.unlock()
-            return pending.reply(unavailable)
+            return pending.reply(unavailable())
         }
         switch result {
         case .success:
@@ -147,8 +151,9 @@ extension Session {
             epoch += 1
             lock.unlock()
             ServerLog.error("session \(id): journal refused versions \(pending.first)...\(pending.last): \(error); rolled back to \(durable)")
-            pending.reply(unavailable)
-            waiters.forEach { $0(unavailable) }
+            let refusal = unavailable()
+            pending.reply(refusal)
+            waiters.forEach { $0(refusal) }
         }
     }
 
