@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# bench-fsync.sh [ROUNDS] — POST throughput with `--fsync always` beside Redis `appendfsync always`,
+# interleaved, so each ratio compares two measurements taken seconds apart on this shared machine.
+#
+# Each round (default 5): storehouse --fsync always on a fresh data directory, then
+# ../shared/bench/http-bench.sh (POST counter/incrTapped, 64 connections, DURATION, default 5s, after a
+# 1 s warm-up) under cpu-account.py; then a fresh redis-server with appendonly yes + appendfsync always,
+# its AOF in the same file system, and `redis-benchmark -t incr -c 64 -n REQUESTS` (default 300000,
+# the invocation of ../shared/bench/redis-anchor.sh) under cpu-account.py. Prints every run with its
+# NOISE line, each round's ratio, and the medians. Holds BENCH_LOCK (default /tmp/bench.lock) for the
+# whole run. MODES="always batch never" adds the other policies to every round.
+# Installs wrk, redis-server and curl if missing. Output: stdout and bench-results/fsync-<time>.log.
+set -euo pipefail
+ROUNDS="${1:-5}"
+DURATION="${DURATION:-5s}"
+REQUESTS="${REQUESTS:-300000}"
+MODES="${MODES:-always}"
+SCRATCH="${SCRATCH:-.build}"
+BENCH_LOCK="${BENCH_LOCK-/tmp/bench.lock}"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BENCH="$ROOT/../shared/bench"
+mkdir -p "$ROOT/bench-results"
+LOG="$ROOT/bench-results/fsync-$(date -u +%Y%m%dT%H%M%SZ).log"
+
+need() { command -v "$1" >/dev/null || { apt-get update -qq && apt-get install -y -qq "$2" >/dev/null; }; }
+need wrk wrk; need redis-server redis-server; need curl curl
+
+(cd "$ROOT" && swift build -c release --scratch-path "$SCRATCH" --product storehouse) >&2
+SERVER="$ROOT/$SCRATCH/release/storehouse"
+
+if [ -n "$BENCH_LOCK" ] && [ -z "${BENCH_FSYNC_LOCKED:-}" ]; then
+  exec env BENCH_FSYNC_LOCKED=1 flock "$BENCH_LOCK" "$0" "$@"
+fi
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+PID=""
+stop() { if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then kill "$PID"; wait "$PID" 2>/dev/null || true; fi; PID=""; }
+trap stop EXIT
+wait_http() { for _ in $(seq 200); do curl -s -o /dev/null "http://127.0.0.1:$1/healthz" && return 0; sleep 0.05; done; echo "server on $1 did not start" >&2; return 1; }
+wait_redis() { for _ in $(seq 200); do redis-cli -p "$1" ping >/dev/null 2>&1 && return 0; sleep 0.05; done; echo "redis on $1 did not start" >&2; return 1; }
+
+storehouse_run() { # mode round
+  local dir port
+  dir=$(mktemp -d "$ROOT/bench-results/data.XXXXXX"); port=$(free_port)
+  "$SERVER" --data-dir "$dir" --fsync "$1" --port "$port" --access-log false 2>/dev/null & PID=$!
+  wait_http "$port"
+  DURATION="$DURATION" WARMUP=1s WORKLOADS=post python3 "$BENCH/cpu-account.py" --pid "$PID" -- \
+    "$BENCH/http-bench.sh" "http://127.0.0.1:$port" | grep -E '^(RESULT|NOISE)' | sed "s/^/storehouse-$1-r$2 /"
+  stop; rm -rf "$dir"
+}
+
+redis_run() { # round
+  local dir port
+  dir=$(mktemp -d "$ROOT/bench-results/redis.XXXXXX"); port=$(free_port)
+  redis-server --bind 127.0.0.1 --port "$port" --save '' --dir "$dir" --daemonize no --appendonly yes \
+    --appendfsync always --appendfilename anchor.aof --logfile "$dir/redis.log" & PID=$!
+  wait_redis "$port"
+  python3 "$BENCH/cpu-account.py" --pid "$PID" -- sh -c \
+    "redis-benchmark -h 127.0.0.1 -p $port -t incr -c 64 -n $REQUESTS -q --csv | grep '^\"INCR\"' | tr -d '\"' |
+     awk -F, '{print \"RESULT workload=redis-incr-aof-always req_s=\" \$2 \" p50_ms=\" \$5 \" p99_ms=\" \$7}'" | sed "s/^/redis-always-r$1 /"
+  redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true; wait "$PID" 2>/dev/null || true; PID=""
+  rm -rf "$dir"
+}
+
+{
+  echo "# bench-fsync $(date -u +%FT%TZ) $(nproc) cores, $(uname -r), data on $(df -T "$ROOT/bench-results" | awk 'NR==2{print $2}'), $ROUNDS rounds"
+  for round in $(seq "$ROUNDS"); do
+    for mode in $MODES; do storehouse_run "$mode" "$round"; done
+    redis_run "$round"
+  done
+} 2>&1 | tee "$LOG"
+
+python3 - "$LOG" "$MODES" <<'EOF' | tee -a "$LOG"
+import re, statistics, sys
+log, modes = sys.argv[1], sys.argv[2].split()
+rates = {}
+for line in open(log):
+    m = re.match(r'(\S+)-r(\d+) RESULT .*req_s=([\d.]+)', line)
+    if m: rates.setdefault(m.group(1), {})[int(m.group(2))] = float(m.group(3))
+redis = rates.get('redis-always', {})
+print("== medians (req/s) and per-round ratios to Redis appendfsync always")
+for name, runs in sorted(rates.items()):
+    line = f"{name}: median {statistics.median(runs.values()):.0f} over {len(runs)} runs"
+    if name != 'redis-always':
+        ratios = [runs[r] / redis[r] for r in sorted(runs) if r in redis and redis[r] > 0]
+        if ratios:
+            line += f"; ratio per round {', '.join(f'{x:.2f}' for x in ratios)}; median ratio {statistics.median(ratios):.2f}"
+    print(line)
+EOF
