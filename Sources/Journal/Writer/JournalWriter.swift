@@ -18,7 +18,7 @@ import Synchronization
 ///   loops keep reading and applying, and the next sync covers what every loop queued meanwhile
 ///   (a pipelined group commit). A loop that synced itself held its other clients for the whole
 ///   sync, and the two loops' syncs took turns, each covering one loop's share: 0.40× Redis's
-///   `appendfsync always` in the same run, against about 0.65× pipelined.
+///   `appendfsync always` in the same run, against 0.69× pipelined (BENCHMARKS.md).
 final class JournalWriter: @unchecked Sendable {  // state below `queue` is touched only under `processLock`
     typealias Completion = @Sendable (Result<Void, JournalError>) -> Void
 
