@@ -20,6 +20,22 @@ final class StreamTests: XCTestCase {
         func removeAll() { lock.lock(); list = []; lock.unlock() }
     }
 
+    /// Starts a server whose every request opens a stream, sends it one GET, and returns the stream
+    /// once the handler has opened it, with the client (its response not read yet).
+    private func openStream(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in }) throws -> (HTTPStream, RawClient) {
+        let streams = Streams()
+        let opened = expectation(description: "stream opened")
+        let s = try startServer(configure, handler: { _, responder in
+            streams.add(responder.startStream(status: 200, headers: [:]))
+            opened.fulfill()
+        })
+        server = s
+        let client = try RawClient(port: s.port)
+        client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+        wait(for: [opened], timeout: 5)
+        return (try XCTUnwrap(streams.all.first), client)
+    }
+
     func testChunkedStreamFromAnotherThreadThenKeepAlive() throws {
         let s = try startServer(handler: { request, responder in
             guard request.path == "/s" else { return echoHandler(request, responder) }
@@ -56,18 +72,7 @@ final class StreamTests: XCTestCase {
     }
 
     func testReplacePendingDropsQueuedChunks() throws {
-        let streams = Streams()
-        let opened = expectation(description: "stream opened")
-        let s = try startServer(handler: { _, responder in
-            let stream = responder.startStream(status: 200, headers: [:])
-            streams.add(stream)
-            opened.fulfill()
-        })
-        server = s
-        let client = try RawClient(port: s.port)
-        client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
-        wait(for: [opened], timeout: 5)
-        let stream = try XCTUnwrap(streams.all.first)
+        let (stream, client) = try openStream()
         XCTAssertNotNil(client.readResponse(head: true))
         // The client does not read: fill the socket until chunks stay queued, then replace them.
         let big = [UInt8](repeating: 0x61, count: 64 << 10)
@@ -84,17 +89,7 @@ final class StreamTests: XCTestCase {
     }
 
     func testBufferIsBoundedAndDrainIsSignalled() throws {
-        let streams = Streams()
-        let opened = expectation(description: "stream opened")
-        let s = try startServer({ $0.maxStreamBufferBytes = 256 << 10 }, handler: { _, responder in
-            streams.add(responder.startStream(status: 200, headers: [:]))
-            opened.fulfill()
-        })
-        server = s
-        let client = try RawClient(port: s.port)
-        client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
-        wait(for: [opened], timeout: 5)
-        let stream = try XCTUnwrap(streams.all.first)
+        let (stream, client) = try openStream { $0.maxStreamBufferBytes = 256 << 10 }
         let drained = expectation(description: "drained")
         XCTAssertTrue(stream.write(Array("small".utf8)))
         stream.onDrain { drained.fulfill() }
@@ -145,17 +140,7 @@ final class StreamTests: XCTestCase {
     }
 
     func testBoundedWriteQueuesNothingPastTheBound() throws {
-        let streams = Streams()
-        let opened = expectation(description: "stream opened")
-        let s = try startServer(handler: { _, responder in
-            streams.add(responder.startStream(status: 200, headers: [:]))
-            opened.fulfill()
-        })
-        server = s
-        let client = try RawClient(port: s.port)
-        client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
-        wait(for: [opened], timeout: 5)
-        let stream = try XCTUnwrap(streams.all.first)
+        let (stream, client) = try openStream()
         let a = SharedChunk(Array("a".utf8))
         let big = SharedChunk([UInt8](repeating: 0x62, count: 4096))
         let c = SharedChunk(Array("c".utf8))
