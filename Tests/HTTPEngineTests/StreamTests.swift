@@ -90,6 +90,8 @@ final class StreamTests: XCTestCase {
 
     func testBufferIsBoundedAndDrainIsSignalled() throws {
         let (stream, client) = try openStream { $0.maxStreamBufferBytes = 256 << 10 }
+        // The client stays connected without reading: the bound, not a reset, must close the stream.
+        defer { withExtendedLifetime(client) {} }
         let drained = expectation(description: "drained")
         XCTAssertTrue(stream.write(Array("small".utf8)))
         stream.onDrain { drained.fulfill() }
