@@ -22,6 +22,7 @@
 # the Swift client, e.g. --sched-normal) SCRATCH (build dir, default
 # .build) BENCH_LOCK (default /tmp/bench.lock: each measurement holds it, so benchmarks sharing the
 # machine never overlap; do not wrap this script in flock on the same file).
+# NETNS=1 runs everything in a fresh network namespace, loopback only (scripts/netns.sh says why).
 # --max-connections 20000: 10,000 subscribers plus the posting connections exceed the default 10,000.
 # Output: stdout and bench-results/fanout-<time>.log.
 set -euo pipefail
@@ -54,6 +55,7 @@ if [ "$PEER_RUN" = 1 ]; then
   [ -d "$PEER" ] || { mkdir -p "$(dirname "$PEER")"; cp -r "$BENCH/../peers/hummingbird/hb-counter" "$PEER"; chmod -R u+w "$PEER"; }
   [ -x "$PEER/.build/release/HBCounter" ] || (cd "$PEER" && swift build -c release) >&2
 fi
+. "$ROOT/scripts/netns.sh" "$@"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 rss_kib() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
 SPID=""
@@ -119,7 +121,7 @@ clients_for() { # count
 
 {
   trap stop EXIT
-  echo "# bench-fanout $(date -u +%FT%TZ) loadavg $(cut -d' ' -f1-3 /proc/loadavg) actions=$ACTIONS rate=$RATE runs=$RUNS server=${SERVER:-$SCRATCH/release/storehouse} $(git -C "$ROOT" rev-parse --short HEAD)"
+  echo "# bench-fanout $(date -u +%FT%TZ) loadavg $(cut -d' ' -f1-3 /proc/loadavg) actions=$ACTIONS rate=$RATE runs=$RUNS netns=${BENCH_IN_NETNS:-0} server=${SERVER:-$SCRATCH/release/storehouse} $(git -C "$ROOT" rev-parse --short HEAD)"
   for n in "${COUNTS[@]}"; do
     for client in $(clients_for "$n"); do
       for r in $(seq "$RUNS"); do

@@ -9,6 +9,7 @@
 # the invocation of ../shared/bench/redis-anchor.sh) under cpu-account.py. Prints every run with its
 # NOISE line, each round's ratio, and the medians. Holds BENCH_LOCK (default /tmp/bench.lock) for the
 # whole run. MODES="always batch never" adds the other policies to every round.
+# NETNS=1 runs everything in a fresh network namespace, loopback only (scripts/netns.sh says why).
 # Installs wrk, redis-server and curl if missing. Output: stdout and bench-results/fsync-<time>.log.
 set -euo pipefail
 ROUNDS="${1:-5}"
@@ -32,6 +33,7 @@ if [ -n "$BENCH_LOCK" ] && [ -z "${BENCH_FSYNC_LOCKED:-}" ]; then
   exec env BENCH_FSYNC_LOCKED=1 flock "$BENCH_LOCK" "$0" "$@"
 fi
 
+. "$ROOT/scripts/netns.sh" "$@"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 PID=""
 stop() { if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then kill "$PID"; wait "$PID" 2>/dev/null || true; fi; PID=""; }
@@ -63,7 +65,7 @@ redis_run() { # round
 }
 
 {
-  echo "# bench-fsync $(date -u +%FT%TZ) $(nproc) cores, $(uname -r), data on $(df -T "$ROOT/bench-results" | awk 'NR==2{print $2}'), $ROUNDS rounds"
+  echo "# bench-fsync $(date -u +%FT%TZ) netns=${BENCH_IN_NETNS:-0} $(nproc) cores, $(uname -r), data on $(df -T "$ROOT/bench-results" | awk 'NR==2{print $2}'), $ROUNDS rounds"
   for round in $(seq "$ROUNDS"); do
     for mode in $MODES; do storehouse_run "$mode" "$round"; done
     redis_run "$round"
