@@ -111,6 +111,30 @@ final class ActionRoutesTests: XCTestCase {
         XCTAssertEqual(try version(), 1)
     }
 
+    func testAReplayWhoseAnswerWasLetGoForTheBudgetIsStillTheFirstAnswer() throws {
+        // Each full answer here is ~150 bytes: a 400-byte budget keeps the last two or three.
+        let small = try ServerFixture { $0.idempotencyAnswerBudget = 400 }
+        let (id, token) = try small.createSession()
+        let client = try small.client()
+        func post(key: String) throws -> TestResponse {
+            try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token).merging(["Idempotency-Key": key]) { $1 },
+                               body: #"{"type":"counter/incrTapped"}"#)
+        }
+        let firsts = try (1...8).map { try post(key: "k\($0)") }
+        XCTAssertEqual(firsts.map { $0.json["version"] as? Int }, (1...8).map { $0 })
+        let session = try XCTUnwrap(small.server.registry.lookup(id))
+        let kept = session.lock.withLock { (1...8).map { session.idempotency.entries["k\($0)"]?.response != nil } }
+        XCTAssertEqual(kept.prefix(4), [false, false, false, false], "the oldest answers were let go")
+        XCTAssertEqual(kept.last, true)
+        for (index, first) in firsts.enumerated() {
+            let again = try post(key: "k\(index + 1)")
+            XCTAssertEqual(again.status, 200)
+            XCTAssertEqual(again.header("Idempotent-Replayed"), "true")
+            XCTAssertEqual(again.text, first.text, "k\(index + 1)")
+        }
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)", headers: bearer(token)).json["version"] as? Int, 8)
+    }
+
     func testPreferReturnMinimalAnswersThePatch() throws {
         let response = try post(#"[{"type":"counter/incrTapped"},{"type":"counter/incrTapped"}]"#, headers: ["Prefer": "return=minimal"])
         XCTAssertEqual(response.status, 200)

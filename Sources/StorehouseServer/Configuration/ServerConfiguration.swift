@@ -21,6 +21,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var subscriberBufferBytes = 1 << 20
     public var shutdownGraceSeconds = 10
     public var accessLog = true
+    /// Bytes of first answers a session keeps for its `Idempotency-Key`s (no flag: a bound,
+    /// not a setting; tests lower it).
+    var idempotencyAnswerBudget = IdempotencyCache.defaultAnswerBudget
 
     public init() {}
 }

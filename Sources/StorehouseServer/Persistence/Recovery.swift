@@ -67,7 +67,7 @@ enum Recovery {
         var state: JSONValue? = meta.state
         var version = 0
         var updatedAt = meta.createdAt
-        var idempotency = IdempotencyCache()
+        var idempotency = IdempotencyCache(answerBudget: context.idempotencyAnswerBudget)
         if let snapshot = item.snapshot {
             let decoded = try SnapshotCoding.decode(snapshot.bytes)
             state = decoded.state

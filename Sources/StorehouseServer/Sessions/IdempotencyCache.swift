@@ -2,6 +2,12 @@ import HTTPEngine
 
 /// The `Idempotency-Key`s a session has seen: the last `capacity` keys, each for at
 /// most `lifetime` milliseconds (defaults: 1,000 keys, 24 hours).
+///
+/// Each key keeps its first answer while the answers kept fit in `answerBudget` bytes; past it
+/// the oldest answers are let go (the key stays) and a repeat renders its answer again from the
+/// history, as after a restart. A full-state answer is the whole state, so without the budget a
+/// client that sends a key with every POST (what retry-safe clients do) would keep 1,000 copies
+/// of a large state per session.
 struct IdempotencyCache {
     struct Entry {
         let bodyHash: [UInt8]
@@ -9,20 +15,33 @@ struct IdempotencyCache {
         let lastVersion: Int
         let minimal: Bool
         let createdAt: Int64
-        /// The first answer; nil after a restart, when it is rendered again from history.
+        /// The first answer; nil after a restart or once let go for the budget, when it is
+        /// rendered again from history.
         var response: HTTPResponse?
         var durable: Bool
         var waiters: [@Sendable (HTTPResponse) -> Void] = []
+
+        var answerBytes: Int { response?.body.count ?? 0 }
     }
+
+    /// 8 MiB of kept answers per session.
+    static let defaultAnswerBudget = 8 << 20
 
     private(set) var entries: [String: Entry] = [:]
     private var order: [String] = []
+    /// Keys whose answers are kept, oldest first; may name keys since dropped or replaced
+    /// (checked when an answer is let go).
+    private var answered: [String] = []
+    /// Bytes of the answers kept in `entries`.
+    private(set) var answerBytes = 0
     let capacity: Int
     let lifetime: Int64
+    let answerBudget: Int
 
-    init(capacity: Int = 1_000, lifetime: Int64 = 24 * 3_600_000) {
+    init(capacity: Int = 1_000, lifetime: Int64 = 24 * 3_600_000, answerBudget: Int = IdempotencyCache.defaultAnswerBudget) {
         self.capacity = capacity
         self.lifetime = lifetime
+        self.answerBudget = answerBudget
     }
 
     func lookup(_ key: String, now: Int64) -> Entry? {
@@ -32,14 +51,25 @@ struct IdempotencyCache {
 
     mutating func insert(_ key: String, _ entry: Entry) {
         // A key inserted again (after it expired) moves to the back of the eviction order.
-        if entries.updateValue(entry, forKey: key) != nil { order.removeAll { $0 == key } }
+        if let old = entries.updateValue(entry, forKey: key) {
+            answerBytes -= old.answerBytes
+            order.removeAll { $0 == key }
+            answered.removeAll { $0 == key }
+        }
+        answerBytes += entry.answerBytes
         order.append(key)
-        while order.count > capacity { entries[order.removeFirst()] = nil }
+        if entry.response != nil { answered.append(key) }
+        while order.count > capacity {
+            if let evicted = entries.removeValue(forKey: order.removeFirst()) { answerBytes -= evicted.answerBytes }
+        }
+        letGoOfAnswersOverBudget()
     }
 
     mutating func update(_ key: String, _ body: (inout Entry) -> Void) {
         guard var entry = entries[key] else { return }
+        let before = entry.answerBytes
         body(&entry)
+        answerBytes += entry.answerBytes - before
         entries[key] = entry
     }
 
@@ -48,9 +78,26 @@ struct IdempotencyCache {
         var waiters: [@Sendable (HTTPResponse) -> Void] = []
         for (key, entry) in entries where entry.lastVersion > version {
             waiters += entry.waiters
+            answerBytes -= entry.answerBytes
             entries[key] = nil
         }
         order.removeAll { entries[$0] == nil }
         return waiters
+    }
+
+    /// Lets go of the oldest kept answers until the rest fit the budget; the newest answer is
+    /// kept even when it alone is larger.
+    private mutating func letGoOfAnswersOverBudget() {
+        var index = 0
+        while answerBytes > answerBudget, index < answered.count - 1 {
+            let key = answered[index]
+            index += 1
+            guard let size = entries[key]?.answerBytes, size > 0 else { continue }
+            entries[key]?.response = nil
+            answerBytes -= size
+        }
+        if index > 0 { answered.removeFirst(index) }
+        // Stale names (dropped or evicted keys) are cleared whenever they outnumber the live ones.
+        if answered.count > 2 * capacity { answered.removeAll { entries[$0]?.response == nil } }
     }
 }

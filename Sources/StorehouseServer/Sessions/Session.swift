@@ -34,7 +34,7 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// Bumped by a rollback, so completions of appends made before it are not trusted.
     var epoch = 0
     var subscribers: [ObjectIdentifier: Subscriber] = [:]
-    var idempotency = IdempotencyCache()
+    var idempotency: IdempotencyCache
     var deleted = false
     /// The head's `{"version":N,"state":…}` answer, built once per version: a full POST answer
     /// and every GET of the state share it. Cleared by a rollback, which reuses version numbers.
@@ -54,6 +54,7 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         updatedAt = createdAt
         history = ActionHistory(capacity: context.history)
         keptStates = KeptStates(byteBudget: context.keptStateBudget)
+        idempotency = IdempotencyCache(answerBudget: context.idempotencyAnswerBudget)
         durableVersion = store.version
         keptStates.add(version: store.version, bytes: store.encodeState())
     }

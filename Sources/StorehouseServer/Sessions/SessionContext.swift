@@ -12,6 +12,8 @@ struct SessionContext: Sendable {
     /// anyway, so snapshotting more often than that saves no disk and no replay worth it.
     let snapshotEvery: Int
     let keptStateBudget: Int
+    /// Bytes of first answers each session keeps for its `Idempotency-Key`s.
+    let idempotencyAnswerBudget: Int
     let log: any SessionLog
     let metrics: Metrics
     let gauges: Gauges
@@ -25,6 +27,7 @@ struct SessionContext: Sendable {
         keepEvery = max(1, min(1_000, configuration.history / 10))
         snapshotEvery = max(keepEvery, configuration.history)
         keptStateBudget = 64 << 20
+        idempotencyAnswerBudget = configuration.idempotencyAnswerBudget
         self.log = log
         self.metrics = metrics
         self.gauges = gauges

@@ -1,0 +1,53 @@
+import HTTPEngine
+import XCTest
+@testable import StorehouseServer
+
+/// The idempotency window: keys by count and age, first answers by bytes.
+final class IdempotencyCacheTests: XCTestCase {
+    func entry(version: Int, answer bytes: Int?) -> IdempotencyCache.Entry {
+        .init(bodyHash: [1], firstVersion: version, lastVersion: version, minimal: false, createdAt: 0,
+              response: bytes.map { HTTPResponse(status: 200, body: Array(repeating: 0x20, count: $0)) }, durable: true)
+    }
+
+    func testOldestAnswersAreLetGoPastTheBudgetAndTheirKeysStay() {
+        var cache = IdempotencyCache(answerBudget: 250)
+        for v in 1...5 { cache.insert("k\(v)", entry(version: v, answer: 100)) }
+        XCTAssertEqual(cache.answerBytes, 200)
+        XCTAssertEqual((1...5).map { cache.lookup("k\($0)", now: 0)?.response != nil }, [false, false, false, true, true])
+        XCTAssertEqual((1...5).compactMap { cache.lookup("k\($0)", now: 0)?.lastVersion }, [1, 2, 3, 4, 5], "every key is still known")
+    }
+
+    func testTheNewestAnswerIsKeptEvenAloneOverTheBudget() {
+        var cache = IdempotencyCache(answerBudget: 50)
+        cache.insert("small", entry(version: 1, answer: 10))
+        cache.insert("big", entry(version: 2, answer: 100))
+        XCTAssertNotNil(cache.lookup("big", now: 0)?.response)
+        XCTAssertNil(cache.lookup("small", now: 0)?.response)
+        XCTAssertEqual(cache.answerBytes, 100)
+    }
+
+    func testBytesFollowEvictionReplacementUpdateAndRollback() {
+        var cache = IdempotencyCache(capacity: 3, answerBudget: 1 << 20)
+        for v in 1...4 { cache.insert("k\(v)", entry(version: v, answer: 10 * v)) }
+        XCTAssertNil(cache.entries["k1"], "the oldest key is evicted by count")
+        XCTAssertEqual(cache.answerBytes, 20 + 30 + 40)
+        cache.insert("k2", entry(version: 5, answer: 7))
+        XCTAssertEqual(cache.answerBytes, 7 + 30 + 40, "a key inserted again replaces its answer")
+        cache.update("k3") { $0.response = nil }
+        XCTAssertEqual(cache.answerBytes, 7 + 40)
+        _ = cache.drop(after: 4)
+        XCTAssertEqual(cache.entries.keys.sorted(), ["k3", "k4"])
+        XCTAssertEqual(cache.answerBytes, 40)
+    }
+
+    func testAKeyInsertedAgainIsNotLetGoForItsOldPlace() {
+        var cache = IdempotencyCache(answerBudget: 250)
+        cache.insert("a", entry(version: 1, answer: 100))
+        cache.insert("b", entry(version: 2, answer: 100))
+        cache.insert("a", entry(version: 3, answer: 100))  // expired and reused: now the newest
+        cache.insert("c", entry(version: 4, answer: 100))
+        XCTAssertNil(cache.lookup("b", now: 0)?.response, "b is now the oldest answer")
+        XCTAssertNotNil(cache.lookup("a", now: 0)?.response)
+        XCTAssertNotNil(cache.lookup("c", now: 0)?.response)
+    }
+}
