@@ -135,6 +135,30 @@ final class ActionRoutesTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)", headers: bearer(token)).json["version"] as? Int, 8)
     }
 
+    func testAReplayOlderThanTheHistoryAnswersOnlyItsVersion() throws {
+        // With no answer kept and its actions gone from history, the answer cannot be rendered
+        // again: it is `{"version":N}`, never a patch with actions missing.
+        let small = try ServerFixture { $0.history = 10; $0.idempotencyAnswerBudget = 1 }
+        let (id, token) = try small.createSession()
+        let client = try small.client()
+        func post(key: String?, minimal: Bool) throws -> TestResponse {
+            var headers = bearer(token)
+            if let key { headers["Idempotency-Key"] = key }
+            if minimal { headers["Prefer"] = "return=minimal" }
+            return try client.request("POST", "/sessions/\(id)/actions", headers: headers, body: #"[{"type":"counter/incrTapped"},{"type":"counter/incrTapped"}]"#)
+        }
+        let first = try post(key: "old", minimal: true)
+        XCTAssertEqual(first.json["version"] as? Int, 2)
+        XCTAssertEqual(try post(key: "new", minimal: true).status, 200)  // lets "old"'s answer go
+        let inHistory = try post(key: "old", minimal: true)
+        XCTAssertEqual(inHistory.text, first.text, "rendered again from history")
+        for _ in 1...6 { XCTAssertEqual(try post(key: nil, minimal: true).status, 200) }
+        let gone = try post(key: "old", minimal: true)
+        XCTAssertEqual(gone.status, 200)
+        XCTAssertEqual(gone.header("Idempotent-Replayed"), "true")
+        XCTAssertEqual(gone.text, #"{"version":2}"#)
+    }
+
     func testPreferReturnMinimalAnswersThePatch() throws {
         let response = try post(#"[{"type":"counter/incrTapped"},{"type":"counter/incrTapped"}]"#, headers: ["Prefer": "return=minimal"])
         XCTAssertEqual(response.status, 200)

@@ -189,18 +189,22 @@ extension Session {
 
     /// The first answer of an idempotent request again; rendered from history when it was not kept.
     func replayedAnswerLocked(_ entry: IdempotencyCache.Entry) -> HTTPResponse {
-        var response: HTTPResponse
-        if let kept = entry.response {
-            response = kept
-        } else if entry.minimal {
-            response = JSONAnswer.patch(version: entry.lastVersion, patches: history.entries(entry.firstVersion...entry.lastVersion).map(\.patch))
-        } else if let state = try? stateBytesLocked(at: entry.lastVersion) {
-            response = JSONAnswer.state(version: entry.lastVersion, state: state)
-        } else {
-            response = JSONAnswer.ok(Array(#"{"version":\#(entry.lastVersion)}"#.utf8), etagVersion: entry.lastVersion)
-        }
+        var response = entry.response ?? renderedAnswerLocked(entry)
+            ?? JSONAnswer.ok(Array(#"{"version":\#(entry.lastVersion)}"#.utf8), etagVersion: entry.lastVersion)
         response.headers.add("Idempotent-Replayed", "true")
         return response
+    }
+
+    /// The first answer rendered again from history and kept states; nil once its versions are
+    /// older than what is kept (then only the version is answered).
+    private func renderedAnswerLocked(_ entry: IdempotencyCache.Entry) -> HTTPResponse? {
+        if entry.minimal {
+            let entries = history.entries(entry.firstVersion...entry.lastVersion)
+            guard entries.count == entry.lastVersion - entry.firstVersion + 1 else { return nil }
+            return JSONAnswer.patch(version: entry.lastVersion, patches: entries.map(\.patch))
+        }
+        guard let state = try? stateBytesLocked(at: entry.lastVersion) else { return nil }
+        return JSONAnswer.state(version: entry.lastVersion, state: state)
     }
 
     /// Every `keepEvery` versions the head state is kept, a starting point for time travel and rollback.
