@@ -27,4 +27,39 @@ final class ActionHistoryTests: XCTestCase {
             XCTAssertEqual(history.lastVersion, filled + 3)
         }
     }
+
+    func heavy(_ version: Int, _ bytes: Int) -> ActionHistory.Entry {
+        .init(version: version, record: ActionRecord(type: "t", at: 0, source: .client), patch: Array(repeating: 0x20, count: bytes))
+    }
+
+    func testBytesFollowAppendsTheCountLimitAndTruncation() {
+        var history = ActionHistory(capacity: 3)
+        let weight = heavy(1, 100).weight
+        for v in 1...5 { history.append(heavy(v, 100)) }
+        XCTAssertEqual(history.bytes, 3 * weight)
+        XCTAssertEqual(history.droppedBytes, 2 * weight, "two entries left the window by count")
+        history.truncate(after: 4)
+        XCTAssertEqual(history.bytes, 2 * weight)
+        XCTAssertEqual(history.droppedBytes, 2 * weight, "a rolled-back entry did not leave from the old end")
+    }
+
+    func testDropOldestFitsTheBudgetButKeepsWhatFollowsTheFloor() {
+        var history = ActionHistory(capacity: 100)
+        for v in 1...10 { history.append(heavy(v, 1_000)) }
+        let weight = heavy(1, 1_000).weight
+        history.dropOldest(toFit: 3 * weight, keepingAfter: 10)
+        XCTAssertEqual(history.entries(0...100).map(\.version), [8, 9, 10])
+        XCTAssertEqual(history.droppedBytes, 7 * weight)
+        for v in 11...14 { history.append(heavy(v, 1_000)) }
+        history.dropOldest(toFit: 0, keepingAfter: 11)
+        XCTAssertEqual(history.firstVersion, 12, "nothing after the floor goes, whatever the budget")
+        for v in 15...16 { history.append(heavy(v, 1_000)) }
+        XCTAssertEqual(history.entries(0...100).map(\.version), Array(12...16), "appends continue after drops")
+    }
+
+    func testAWeightCountsTheActionsJSON() {
+        let small = ActionHistory.Entry(version: 1, record: ActionRecord(type: "t", at: 0, source: .client), patch: [])
+        let big = ActionHistory.Entry(version: 1, record: ActionRecord(type: "t", meta: .string(String(repeating: "x", count: 5_000)), at: 0, source: .client), patch: [])
+        XCTAssertGreaterThanOrEqual(big.weight - small.weight, 5_000)
+    }
 }

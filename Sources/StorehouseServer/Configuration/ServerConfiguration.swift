@@ -24,6 +24,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Bytes of first answers a session keeps for its `Idempotency-Key`s (no flag: a bound,
     /// not a setting; tests lower it).
     var idempotencyAnswerBudget = IdempotencyCache.defaultAnswerBudget
+    /// Bytes of actions a session's history keeps, besides `history`'s count (no flag, as above).
+    var historyBytes = 64 << 20
 
     public init() {}
 }

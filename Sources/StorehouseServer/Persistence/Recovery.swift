@@ -122,9 +122,10 @@ extension Session {
             }
             journalSnapshotVersion = baseVersion
             for change in changes { history.append(.init(version: change.version, record: change.action, patch: change.patch)) }
+            durableVersion = store.version
+            trimHistoryLocked()  // every version is durable and the head's state is kept: nothing holds the window open
             self.updatedAt = updatedAt
             self.idempotency = idempotency
-            durableVersion = store.version
         }
     }
 }

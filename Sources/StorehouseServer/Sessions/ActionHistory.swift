@@ -2,18 +2,34 @@ import StoreCore
 
 /// The last `capacity` applied actions of a session with their patches: what the
 /// action log, SSE resume and time travel read. A ring buffer, so appending is O(1)
-/// and the oldest entry falls off once the window is full.
+/// and the oldest entry falls off once the window is full; `dropOldest` also ends the
+/// window by bytes, for sessions whose actions are large.
 struct ActionHistory {
     struct Entry {
         let version: Int
         let record: ActionRecord
         let patch: [UInt8]
+        /// Roughly what the entry holds in memory: its action's JSON and its patch.
+        let weight: Int
+
+        init(version: Int, record: ActionRecord, patch: [UInt8]) {
+            self.version = version
+            self.record = record
+            self.patch = patch
+            weight = 64 + record.type.utf8.count + patch.count
+                + (record.payload?.approximateBytes ?? 0) + (record.meta?.approximateBytes ?? 0)
+        }
     }
 
     private var ring: [Entry?]
     private var start = 0
     private(set) var count = 0
     let capacity: Int
+    /// The weight of the entries kept.
+    private(set) var bytes = 0
+    /// The weight of every entry that left the window from its old end (by count or by bytes),
+    /// since the start: what a journal snapshot can compact away.
+    private(set) var droppedBytes = 0
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
@@ -25,14 +41,30 @@ struct ActionHistory {
     var lastVersion: Int? { count == 0 ? nil : ring[(start + count - 1) % capacity]?.version }
 
     mutating func append(_ entry: Entry) {
+        bytes += entry.weight
         if count < capacity {
             // The next slot may already exist (after a truncation); only grow the array at its end.
             let slot = (start + count) % capacity
             if slot == ring.count { ring.append(entry) } else { ring[slot] = entry }
             count += 1
         } else {
+            let dropped = ring[start]?.weight ?? 0
+            bytes -= dropped
+            droppedBytes += dropped
             ring[start] = entry
             start = (start + 1) % capacity
+        }
+    }
+
+    /// Drops the oldest entries while more than `budget` bytes are kept, but none after `floor`.
+    mutating func dropOldest(toFit budget: Int, keepingAfter floor: Int) {
+        while bytes > budget, let first = firstVersion, first <= floor {
+            let dropped = ring[start]?.weight ?? 0
+            bytes -= dropped
+            droppedBytes += dropped
+            ring[start] = nil
+            start = (start + 1) % capacity
+            count -= 1
         }
     }
 
@@ -53,8 +85,23 @@ struct ActionHistory {
     /// Forgets every entry after `version` (a rolled-back append).
     mutating func truncate(after version: Int) {
         while let last = lastVersion, last > version {
-            ring[(start + count - 1) % capacity] = nil
+            let slot = (start + count - 1) % capacity
+            bytes -= ring[slot]?.weight ?? 0
+            ring[slot] = nil
             count -= 1
+        }
+    }
+}
+
+extension JSONValue {
+    /// Roughly the bytes the value holds in memory (16 per value, plus the bytes of strings
+    /// and keys): a weight for budgets, not a measurement.
+    var approximateBytes: Int {
+        switch self {
+        case .null, .bool, .int, .double: 16
+        case .string(let s): 16 + s.utf8.count
+        case .array(let a): a.reduce(16) { $0 + $1.approximateBytes }
+        case .object(let o): o.reduce(16) { $0 + 16 + $1.key.utf8.count + $1.value.approximateBytes }
         }
     }
 }

@@ -85,10 +85,13 @@ extension Session {
         }
         lastActionAt = records[records.count - 1].at
         for change in changes {
-            history.append(.init(version: change.version, record: change.action, patch: change.patch))
+            let entry = ActionHistory.Entry(version: change.version, record: change.action, patch: change.patch)
+            bytesSinceKeptState += entry.weight
+            history.append(entry)
         }
-        if let oldest = history.firstVersion { keptStates.trim(keeping: oldest - 1) }
         keepStateIfDueLocked(from: first, to: last)
+        trimHistoryLocked()
+        if let oldest = history.firstVersion { keptStates.trim(keeping: oldest - 1) }
 
         let answer = submission.minimal ? minimalAnswer(changes) : fullAnswerLocked()
         var mark: RecordCoding.IdempotencyMark?
@@ -207,20 +210,38 @@ extension Session {
         return JSONAnswer.state(version: entry.lastVersion, state: state)
     }
 
-    /// Every `keepEvery` versions the head state is kept, a starting point for time travel and rollback.
+    /// Every `keepEvery` versions the head state is kept, a starting point for time travel and
+    /// rollback; with large actions also every half `historyBytes`, so what a rollback must
+    /// replay (and `trimHistoryLocked` must keep) stays within the byte budget.
     private func keepStateIfDueLocked(from first: Int, to last: Int) {
-        guard last / context.keepEvery > (first - 1) / context.keepEvery else { return }
+        let dueByCount = last / context.keepEvery > (first - 1) / context.keepEvery
+        guard dueByCount || bytesSinceKeptState >= context.historyBytes / 2 else { return }
         let (version, state) = currentStateLocked()
         keptStates.add(version: version, bytes: state)
+        bytesSinceKeptState = 0
     }
 
-    /// The journal snapshot to write now, if any: the newest kept state at least `--history`
-    /// versions old, and `snapshotEvery` versions past the previous snapshot. The journal drops the records a snapshot covers, so snapshotting that far
-    /// back keeps the whole history window on disk and a restart loses none of it.
+    /// Past `historyBytes` the oldest actions leave the window, except those a rollback would
+    /// replay: the ones after the kept state the last durable version is rebuilt from.
+    func trimHistoryLocked() {
+        guard history.bytes > context.historyBytes else { return }
+        let floor = keptStates.nearest(atOrBefore: durableVersion)?.version ?? durableVersion
+        history.dropOldest(toFit: context.historyBytes, keepingAfter: floor)
+    }
+
+    /// The journal snapshot to write now, if any: the newest kept state at or before the start of
+    /// the history window (`--history` versions back, or where large actions ended it), once that
+    /// is `snapshotEvery` versions past the previous snapshot or `snapshotBytes` of actions have
+    /// left the window since. The journal drops the records a snapshot covers, so snapshotting no
+    /// later than the window's start keeps the whole window on disk and a restart loses none of it.
     private func journalSnapshotDueLocked() -> (version: Int, bytes: [UInt8])? {
-        guard let base = keptStates.nearest(atOrBefore: min(durableVersion, durableVersion - context.history)),
-              base.version >= journalSnapshotVersion + context.snapshotEvery else { return nil }
+        // The window starts `--history` versions back, or later when large actions ended it sooner.
+        let windowStart = max(durableVersion - context.history, (history.firstVersion ?? durableVersion + 1) - 1)
+        guard let base = keptStates.nearest(atOrBefore: min(durableVersion, windowStart)), base.version > journalSnapshotVersion,
+              base.version >= journalSnapshotVersion + context.snapshotEvery
+                || history.droppedBytes - droppedBytesAtSnapshot >= context.snapshotBytes else { return nil }
         journalSnapshotVersion = base.version
+        droppedBytesAtSnapshot = history.droppedBytes
         return (base.version, SnapshotCoding.encode(version: base.version, state: base.bytes, updatedAt: updatedAt, idempotency: idempotency))
     }
 

@@ -43,6 +43,11 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var lastActionAt: Int64 = 0
     /// The version of the newest snapshot handed to the journal.
     var journalSnapshotVersion = 0
+    /// `history.droppedBytes` when that snapshot was taken: what left the window since is on
+    /// disk only, and past `snapshotBytes` it is worth a snapshot to compact.
+    var droppedBytesAtSnapshot = 0
+    /// The weight of the actions applied since the newest kept state (see `keepStateIfDueLocked`).
+    var bytesSinceKeptState = 0
 
     init(id: String, kind: any StoreKind, tokenHash: [UInt8], createdAt: Int64, store: any AnyStore, context: SessionContext) {
         self.id = id

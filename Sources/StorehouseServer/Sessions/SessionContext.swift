@@ -12,6 +12,12 @@ struct SessionContext: Sendable {
     /// anyway, so snapshotting more often than that saves no disk and no replay worth it.
     let snapshotEvery: Int
     let keptStateBudget: Int
+    /// Bytes of actions and patches a session's history holds: large actions end the window
+    /// before `history` does.
+    let historyBytes: Int
+    /// A journal snapshot is also due once this many bytes of actions left the history window
+    /// since the last one (their records are compactable).
+    let snapshotBytes: Int
     /// Bytes of first answers each session keeps for its `Idempotency-Key`s.
     let idempotencyAnswerBudget: Int
     let log: any SessionLog
@@ -27,6 +33,8 @@ struct SessionContext: Sendable {
         keepEvery = max(1, min(1_000, configuration.history / 10))
         snapshotEvery = max(keepEvery, configuration.history)
         keptStateBudget = 64 << 20
+        historyBytes = configuration.historyBytes
+        snapshotBytes = configuration.historyBytes
         idempotencyAnswerBudget = configuration.idempotencyAnswerBudget
         self.log = log
         self.metrics = metrics

@@ -1,0 +1,141 @@
+import Foundation
+import Synchronization
+import XCTest
+@testable import Journal
+@testable import StorehouseServer
+
+/// The history window in bytes: large actions end it before `--history` does, a refused append
+/// still rolls back, and the journal snapshots (and compacts) by bytes too.
+final class HistoryBudgetTests: XCTestCase {
+    /// About 2.1 KB of history each (its meta is kept with it).
+    let large = #"{"type":"counter/incrTapped","meta":""# + String(repeating: "x", count: 2_000) + #""}"#
+    let budget = 20_000
+
+    func versions(_ client: TestClient, _ id: String, _ token: String) throws -> [Int] {
+        let log = try client.request("GET", "/sessions/\(id)/actions?limit=1000", headers: bearer(token))
+        XCTAssertEqual(log.status, 200, log.text)
+        return (log.json["actions"] as? [[String: Any]])?.compactMap { $0["version"] as? Int } ?? []
+    }
+
+    /// Whether `kept` is a contiguous run of versions ending at `head`.
+    func isWindow(_ kept: [Int], endingAt head: Int) -> Bool {
+        guard let first = kept.first, first <= head else { return false }
+        return kept == Array(first...head)
+    }
+
+    func post(_ client: TestClient, _ id: String, _ token: String, _ body: String, times: Int = 1) throws {
+        for _ in 0..<times {
+            let response = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: body)
+            XCTAssertEqual(response.status, 200, response.text)
+        }
+    }
+
+    func testLargeActionsEndTheWindowBeforeTheCountDoes() throws {
+        let fixture = try ServerFixture { $0.historyBytes = self.budget }
+        let client = try fixture.client()
+        let (id, token) = try fixture.createSession()
+        try post(client, id, token, large, times: 40)
+        let kept = try versions(client, id, token)
+        XCTAssertTrue(isWindow(kept, endingAt: 40), "\(kept)")
+        XCTAssertLessThanOrEqual(kept.count, 15, "about \(budget) bytes of 2 KB actions")
+        XCTAssertGreaterThanOrEqual(kept.count, 5)
+        let gone = try client.request("GET", "/sessions/\(id)/state?version=1", headers: bearer(token))
+        XCTAssertEqual(gone.status, 404)
+        XCTAssertEqual(gone.json["type"] as? String, "/problems/version-not-found")
+        let recent = try client.request("GET", "/sessions/\(id)/state?version=39", headers: bearer(token))
+        XCTAssertEqual(recent.status, 200, recent.text)
+        XCTAssertEqual((recent.json["state"] as? [String: Any])?["count"] as? Int, 39)
+
+        // Small actions are bounded by the count alone.
+        let (small, smallToken) = try fixture.createSession()
+        try post(client, small, smallToken, #"{"type":"counter/incrTapped"}"#, times: 40)
+        XCTAssertEqual(try versions(client, small, smallToken), Array(1...40))
+    }
+
+    func testARefusedAppendRollsBackWhenTheWindowIsFull() throws {
+        let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = temporaryDirectory(); $0.historyBytes = self.budget }
+        let client = try fixture.client()
+        let (id, token) = try fixture.createSession()
+        try post(client, id, token, large, times: 30)
+        XCTAssertGreaterThan(try versions(client, id, token).first ?? 0, 1, "the window was ended by bytes")
+        let journal = try XCTUnwrap(fixture.server.journal)
+        journal.injectFault(.diskFull())
+        let refused = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: large)
+        XCTAssertEqual(refused.status, 503)
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state", headers: bearer(token)).json["version"] as? Int, 30)
+        journal.injectFault(nil)
+        try post(client, id, token, large)
+        let state = try client.request("GET", "/sessions/\(id)/state", headers: bearer(token))
+        XCTAssertEqual(state.json["version"] as? Int, 31)
+        XCTAssertEqual((state.json["state"] as? [String: Any])?["count"] as? Int, 31)
+        let kept = try versions(client, id, token)
+        XCTAssertTrue(isWindow(kept, endingAt: 31), "\(kept)")
+    }
+
+    func testAWindowFullOfAppendsInFlightStillRollsBackToTheDurableVersion() throws {
+        let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = temporaryDirectory(); $0.historyBytes = self.budget }
+        let client = try fixture.client()
+        let (id, token) = try fixture.createSession()
+        try post(client, id, token, large, times: 10)
+        // Hold the next sync open: the actions below are applied (the head runs ahead) but none is
+        // durable, and together they hold three times the history's byte budget.
+        let journal = try XCTUnwrap(fixture.server.journal)
+        let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let holding = Atomic<Bool>(true)
+        journal.disk.setSyncGate {
+            guard holding.load(ordering: .acquiring) else { return }
+            entered.signal()
+            _ = release.wait(timeout: .now() + 10)
+        }
+        defer { journal.disk.setSyncGate(nil) }
+        let request = "POST /sessions/\(id)/actions HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\nContent-Length: \(large.utf8.count)\r\n\r\n\(large)"
+        let inFlight = try (0..<30).map { _ in try fixture.client() }
+        try inFlight[0].sendRaw(request)
+        XCTAssertEqual(entered.wait(timeout: .now() + 10), .success)
+        for c in inFlight.dropFirst() { try c.sendRaw(request) }
+        var head = 0
+        for _ in 0..<2_000 where head < 40 {
+            head = try client.request("GET", "/sessions/\(id)/state", headers: bearer(token)).json["version"] as? Int ?? 0
+        }
+        XCTAssertEqual(head, 40, "all 30 applied while the sync is held")
+        // The held sync fails: every one of the 30 is refused and the session goes back to 10.
+        journal.injectFault(.syncFails())
+        holding.store(false, ordering: .releasing)
+        release.signal()
+        for c in inFlight { XCTAssertEqual(try c.readResponse(method: "POST").status, 503) }
+        journal.injectFault(nil)
+        let state = try client.request("GET", "/sessions/\(id)/state", headers: bearer(token))
+        XCTAssertEqual(state.json["version"] as? Int, 10)
+        XCTAssertEqual((state.json["state"] as? [String: Any])?["count"] as? Int, 10)
+        try post(client, id, token, large)
+        let kept = try versions(client, id, token)
+        XCTAssertTrue(isWindow(kept, endingAt: 11), "\(kept)")
+    }
+
+    func testTheJournalSnapshotsByBytesAndARestartKeepsTheWindow() throws {
+        let directory = temporaryDirectory()
+        var id = "", token = ""
+        var before: [Int] = []
+        do {
+            // --history 10,000: by count alone no snapshot would be due for 10,000 versions.
+            let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory; $0.historyBytes = self.budget }
+            let client = try fixture.client()
+            (id, token) = try fixture.createSession()
+            try post(client, id, token, large, times: 120)
+            before = try versions(client, id, token)
+            try XCTUnwrap(fixture.server.journal).flush()  // the snapshots are written on the journal's thread
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(id) }
+            XCTAssertTrue(files.contains("\(id).snap"), "\(files)")
+            XCTAssertFalse(files.contains("\(id).00000001.log"), "the first segment was compacted: \(files)")
+            fixture.server.shutdown()
+        }
+        let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory; $0.historyBytes = self.budget }
+        let client = try fixture.client()
+        let state = try client.request("GET", "/sessions/\(id)/state", headers: bearer(token))
+        XCTAssertEqual(state.json["version"] as? Int, 120)
+        XCTAssertEqual((state.json["state"] as? [String: Any])?["count"] as? Int, 120)
+        let after = try versions(client, id, token)
+        XCTAssertTrue(isWindow(after, endingAt: 120), "\(after)")
+        XCTAssertLessThanOrEqual(after.first ?? 0, before.first ?? 0, "the restart kept at least the window it had")
+    }
+}
