@@ -43,18 +43,32 @@ final class ActionHistoryTests: XCTestCase {
         XCTAssertEqual(history.droppedBytes, 2 * weight, "a rolled-back entry did not leave from the old end")
     }
 
-    func testDropOldestFitsTheBudgetButKeepsWhatFollowsTheFloor() {
+    func testTheCutToFitTheBudgetAndDroppingThroughIt() {
         var history = ActionHistory(capacity: 100)
         for v in 1...10 { history.append(heavy(v, 1_000)) }
         let weight = heavy(1, 1_000).weight
-        history.dropOldest(toFit: 3 * weight, keepingAfter: 10)
+        XCTAssertNil(history.versionToDropThrough(toFit: 10 * weight), "it fits")
+        XCTAssertEqual(history.versionToDropThrough(toFit: 3 * weight), 7)
+        XCTAssertEqual(history.versionToDropThrough(toFit: 3 * weight + weight / 2), 7)
+        history.drop(through: 7)
         XCTAssertEqual(history.entries(0...100).map(\.version), [8, 9, 10])
         XCTAssertEqual(history.droppedBytes, 7 * weight)
         for v in 11...14 { history.append(heavy(v, 1_000)) }
-        history.dropOldest(toFit: 0, keepingAfter: 11)
-        XCTAssertEqual(history.firstVersion, 12, "nothing after the floor goes, whatever the budget")
+        history.drop(through: 11)
         for v in 15...16 { history.append(heavy(v, 1_000)) }
         XCTAssertEqual(history.entries(0...100).map(\.version), Array(12...16), "appends continue after drops")
+        XCTAssertEqual(history.bytes, 5 * weight)
+    }
+
+    func testKeptStatesNeverLetGoOfTheNewestNorTheRollbackBase() {
+        var states = KeptStates(byteBudget: 250)
+        let state = [UInt8](repeating: 0x20, count: 100)
+        states.add(version: 0, bytes: state)
+        states.add(version: 10, bytes: state)
+        states.add(version: 20, bytes: state, keepingBaseOf: 5)
+        XCTAssertEqual(states.states.map(\.version), [0, 20], "version 0 is where a rollback to 5 starts")
+        states.add(version: 30, bytes: state)
+        XCTAssertEqual(states.states.map(\.version), [20, 30], "without a durable version the oldest goes first")
     }
 
     func testAWeightCountsTheActionsJSON() {

@@ -39,6 +39,10 @@ final class HistoryBudgetTests: XCTestCase {
         XCTAssertTrue(isWindow(kept, endingAt: 40), "\(kept)")
         XCTAssertLessThanOrEqual(kept.count, 15, "about \(budget) bytes of 2 KB actions")
         XCTAssertGreaterThanOrEqual(kept.count, 5)
+        for version in kept {  // every version in the window can be rebuilt
+            let past = try client.request("GET", "/sessions/\(id)/state?version=\(version)", headers: bearer(token))
+            XCTAssertEqual((past.json["state"] as? [String: Any])?["count"] as? Int, version, past.text)
+        }
         let gone = try client.request("GET", "/sessions/\(id)/state?version=1", headers: bearer(token))
         XCTAssertEqual(gone.status, 404)
         XCTAssertEqual(gone.json["type"] as? String, "/problems/version-not-found")
@@ -136,6 +140,10 @@ final class HistoryBudgetTests: XCTestCase {
         XCTAssertEqual((state.json["state"] as? [String: Any])?["count"] as? Int, 120)
         let after = try versions(client, id, token)
         XCTAssertTrue(isWindow(after, endingAt: 120), "\(after)")
+        for version in after {
+            let past = try client.request("GET", "/sessions/\(id)/state?version=\(version)", headers: bearer(token))
+            XCTAssertEqual((past.json["state"] as? [String: Any])?["count"] as? Int, version, past.text)
+        }
         XCTAssertLessThanOrEqual(after.first ?? 0, before.first ?? 0, "the restart kept at least the window it had")
     }
 }

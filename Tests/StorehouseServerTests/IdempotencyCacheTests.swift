@@ -50,4 +50,15 @@ final class IdempotencyCacheTests: XCTestCase {
         XCTAssertNotNil(cache.lookup("a", now: 0)?.response)
         XCTAssertNotNil(cache.lookup("c", now: 0)?.response)
     }
+
+    func testAKeyUsedAgainAfterARollbackKeepsItsNewAnswer() {
+        var cache = IdempotencyCache(answerBudget: 150)
+        cache.insert("a", entry(version: 1, answer: 100))
+        _ = cache.drop(after: 0)  // a's action was rolled back; the client retries with the same key
+        cache.insert("b", entry(version: 1, answer: 100))
+        cache.insert("a", entry(version: 2, answer: 100))
+        XCTAssertNotNil(cache.lookup("a", now: 0)?.response, "the newest answer is kept")
+        XCTAssertNil(cache.lookup("b", now: 0)?.response)
+        XCTAssertEqual(cache.answerBytes, 100)
+    }
 }

@@ -111,6 +111,9 @@ extension Session {
     /// Installs what recovery replayed: the history after the snapshot and the idempotency window.
     func restore(changes: [Change], baseVersion: Int, baseState: JSONValue?, updatedAt: Int64, idempotency: IdempotencyCache) {
         lock.withLock {
+            journalSnapshotVersion = baseVersion
+            for change in changes { history.append(.init(version: change.version, record: change.action, patch: change.patch)) }
+            durableVersion = store.version
             if !changes.isEmpty {
                 // The base the journal replayed from is what time travel replays from, in the
                 // kind's own key order (the same state always serializes to the same bytes).
@@ -118,12 +121,16 @@ extension Session {
                 if let base = try? kind.makeStore(state: baseState, version: baseVersion, environment: context.effectEnvironment) {
                     keptStates.add(version: baseVersion, bytes: base.encodeState())
                 }
+                // Past the byte budget the window starts later than the base: keep the state there
+                // (a replay of the records before it), so every version after it can be rebuilt.
+                if let start = history.versionToDropThrough(toFit: context.historyBytes), start > baseVersion, start < store.version,
+                   let plan = try? replayPlanLocked(to: start), let rebuilt = try? replay(plan) {
+                    keptStates.add(version: start, bytes: rebuilt.encodeState())
+                }
                 keptStates.add(version: store.version, bytes: store.encodeState())
             }
-            journalSnapshotVersion = baseVersion
-            for change in changes { history.append(.init(version: change.version, record: change.action, patch: change.patch)) }
-            durableVersion = store.version
-            trimHistoryLocked()  // every version is durable and the head's state is kept: nothing holds the window open
+            trimHistoryLocked()
+            if let oldest = history.firstVersion { keptStates.trim(keeping: oldest - 1) }
             self.updatedAt = updatedAt
             self.idempotency = idempotency
         }

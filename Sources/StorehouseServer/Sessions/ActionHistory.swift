@@ -56,9 +56,22 @@ struct ActionHistory {
         }
     }
 
-    /// Drops the oldest entries while more than `budget` bytes are kept, but none after `floor`.
-    mutating func dropOldest(toFit budget: Int, keepingAfter floor: Int) {
-        while bytes > budget, let first = firstVersion, first <= floor {
+    /// The newest version that has to leave the window for the rest to fit in `budget` bytes;
+    /// nil when it fits. O(entries that have to leave).
+    func versionToDropThrough(toFit budget: Int) -> Int? {
+        guard bytes > budget, var version = firstVersion else { return nil }
+        var remaining = bytes
+        while let entry = entry(version) {
+            remaining -= entry.weight
+            if remaining <= budget { return version }
+            version += 1
+        }
+        return lastVersion
+    }
+
+    /// Drops the entries up to and including `version` from the old end.
+    mutating func drop(through version: Int) {
+        while let first = firstVersion, first <= version {
             let dropped = ring[start]?.weight ?? 0
             bytes -= dropped
             droppedBytes += dropped
@@ -115,13 +128,17 @@ struct KeptStates {
 
     init(byteBudget: Int) { self.byteBudget = byteBudget }
 
-    mutating func add(version: Int, bytes: [UInt8]) {
+    /// Keeps `bytes` as the state at `version`; past the budget the oldest states go, but never
+    /// the newest one (a state too big for the budget is still the only way back) nor the one a
+    /// rollback to `durable` starts from.
+    mutating func add(version: Int, bytes: [UInt8], keepingBaseOf durable: Int? = nil) {
         states.removeAll { $0.version >= version }
         states.append((version, bytes))
         totalBytes = states.reduce(0) { $0 + $1.bytes.count }
-        // Keep at least one: a state too big for the budget is still the only way back.
-        while totalBytes > byteBudget, states.count > 1 {
-            totalBytes -= states.removeFirst().bytes.count
+        let base = durable.flatMap { d in states.last { $0.version <= d }?.version }
+        while totalBytes > byteBudget,
+              let index = states.indices.dropLast().first(where: { states[$0].version != base }) {
+            totalBytes -= states.remove(at: index).bytes.count
         }
     }
 

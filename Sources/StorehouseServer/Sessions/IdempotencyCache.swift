@@ -29,9 +29,12 @@ struct IdempotencyCache {
 
     private(set) var entries: [String: Entry] = [:]
     private var order: [String] = []
-    /// Keys whose answers are kept, oldest first; may name keys since dropped or replaced
-    /// (checked when an answer is let go).
-    private var answered: [String] = []
+    /// Kept answers, oldest first, by key and insertion number; a name whose number is no longer
+    /// the key's (the entry was dropped, evicted or inserted again) is stale and skipped.
+    private var answered: [(key: String, insertion: Int)] = []
+    /// The insertion number of each key's entry.
+    private var insertions: [String: Int] = [:]
+    private var nextInsertion = 0
     /// Bytes of the answers kept in `entries`.
     private(set) var answerBytes = 0
     let capacity: Int
@@ -54,13 +57,16 @@ struct IdempotencyCache {
         if let old = entries.updateValue(entry, forKey: key) {
             answerBytes -= old.answerBytes
             order.removeAll { $0 == key }
-            answered.removeAll { $0 == key }
         }
         answerBytes += entry.answerBytes
         order.append(key)
-        if entry.response != nil { answered.append(key) }
+        nextInsertion += 1
+        insertions[key] = nextInsertion
+        if entry.response != nil { answered.append((key, nextInsertion)) }
         while order.count > capacity {
-            if let evicted = entries.removeValue(forKey: order.removeFirst()) { answerBytes -= evicted.answerBytes }
+            let evictedKey = order.removeFirst()
+            insertions[evictedKey] = nil
+            if let evicted = entries.removeValue(forKey: evictedKey) { answerBytes -= evicted.answerBytes }
         }
         letGoOfAnswersOverBudget()
     }
@@ -80,6 +86,7 @@ struct IdempotencyCache {
             waiters += entry.waiters
             answerBytes -= entry.answerBytes
             entries[key] = nil
+            insertions[key] = nil
         }
         order.removeAll { entries[$0] == nil }
         return waiters
@@ -90,14 +97,16 @@ struct IdempotencyCache {
     private mutating func letGoOfAnswersOverBudget() {
         var index = 0
         while answerBytes > answerBudget, index < answered.count - 1 {
-            let key = answered[index]
+            let (key, insertion) = answered[index]
             index += 1
-            guard let size = entries[key]?.answerBytes, size > 0 else { continue }
+            guard insertions[key] == insertion, let entry = entries[key], entry.answerBytes > 0 else { continue }
             entries[key]?.response = nil
-            answerBytes -= size
+            answerBytes -= entry.answerBytes
         }
         if index > 0 { answered.removeFirst(index) }
-        // Stale names (dropped or evicted keys) are cleared whenever they outnumber the live ones.
-        if answered.count > 2 * capacity { answered.removeAll { entries[$0]?.response == nil } }
+        // Stale names (dropped, evicted or replaced entries) are cleared whenever they outnumber the live ones.
+        if answered.count > 2 * capacity {
+            answered.removeAll { insertions[$0.key] != $0.insertion || entries[$0.key]?.response == nil }
+        }
     }
 }

@@ -168,7 +168,9 @@ extension Session {
         context.metrics.recordActions(kind: kind.name, source: pending.source.rawValue, count: pending.last - pending.first + 1)
         guard let key = pending.idempotencyKey, let entry = idempotency.entries[key] else { return [] }
         idempotency.update(key) { $0.durable = true; $0.waiters = [] }
-        let replay = replayedAnswerLocked(entry)
+        guard !entry.waiters.isEmpty else { return [] }
+        // The request's own answer is the first answer, even if the cache already let go of it.
+        let replay = Self.replayed(pending.answer)
         return entry.waiters.map { ($0, replay) }
     }
 
@@ -192,8 +194,12 @@ extension Session {
 
     /// The first answer of an idempotent request again; rendered from history when it was not kept.
     func replayedAnswerLocked(_ entry: IdempotencyCache.Entry) -> HTTPResponse {
-        var response = entry.response ?? renderedAnswerLocked(entry)
-            ?? JSONAnswer.ok(Array(#"{"version":\#(entry.lastVersion)}"#.utf8), etagVersion: entry.lastVersion)
+        Self.replayed(entry.response ?? renderedAnswerLocked(entry)
+            ?? JSONAnswer.ok(Array(#"{"version":\#(entry.lastVersion)}"#.utf8), etagVersion: entry.lastVersion))
+    }
+
+    private static func replayed(_ first: HTTPResponse) -> HTTPResponse {
+        var response = first
         response.headers.add("Idempotent-Replayed", "true")
         return response
     }
@@ -217,16 +223,18 @@ extension Session {
         let dueByCount = last / context.keepEvery > (first - 1) / context.keepEvery
         guard dueByCount || bytesSinceKeptState >= context.historyBytes / 2 else { return }
         let (version, state) = currentStateLocked()
-        keptStates.add(version: version, bytes: state)
+        keptStates.add(version: version, bytes: state, keepingBaseOf: durableVersion)
         bytesSinceKeptState = 0
     }
 
-    /// Past `historyBytes` the oldest actions leave the window, except those a rollback would
-    /// replay: the ones after the kept state the last durable version is rebuilt from.
+    /// Past `historyBytes` the oldest actions leave the window. The cut moves up to a kept state,
+    /// so every version left can still be rebuilt (`?version=`, replayed answers), and never past
+    /// the kept state a rollback to the last durable version starts from.
     func trimHistoryLocked() {
-        guard history.bytes > context.historyBytes else { return }
+        guard let needed = history.versionToDropThrough(toFit: context.historyBytes) else { return }
         let floor = keptStates.nearest(atOrBefore: durableVersion)?.version ?? durableVersion
-        history.dropOldest(toFit: context.historyBytes, keepingAfter: floor)
+        let aligned = keptStates.states.first { $0.version >= needed }?.version ?? needed
+        history.drop(through: min(aligned, floor))
     }
 
     /// The journal snapshot to write now, if any: the newest kept state at or before the start of
@@ -256,6 +264,8 @@ extension Session {
         }
         history.truncate(after: version)
         keptStates.drop(after: version)
+        let newestKept = keptStates.nearest(atOrBefore: version)?.version ?? version
+        bytesSinceKeptState = newestKept < version ? history.entries((newestKept + 1)...version).reduce(0) { $0 + $1.weight } : 0
         let waiters = idempotency.drop(after: version)
         cachedState = nil
         durableVersion = version
