@@ -17,8 +17,20 @@ public struct JournalRecovery: Sendable {
     /// Sessions whose journal is damaged (a corrupt record with good records after it, a corrupt snapshot,
     /// a version gap). Their files are left untouched; appends to them are refused.
     public let failures: [(id: String, reason: String)]
+    /// Sessions that recovered, but not from their newest snapshot: it was damaged, so they started
+    /// from the one before it (or from their first record). The damaged file is kept as
+    /// `<id>.snap.corrupt`.
+    public let warnings: [(id: String, message: String)]
     /// Counters for logs and benchmarks.
     public let stats: Stats
+
+    init(sessions: [RecoveredSession], failures: [(id: String, reason: String)],
+         warnings: [(id: String, message: String)] = [], stats: Stats) {
+        self.sessions = sessions
+        self.failures = failures
+        self.warnings = warnings
+        self.stats = stats
+    }
 
     public struct Stats: Sendable {
         public var files = 0

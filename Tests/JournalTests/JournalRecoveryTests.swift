@@ -138,16 +138,23 @@ final class JournalRecoveryTests: XCTestCase {
             XCTAssertEqual(s.meta, bytes("m"))
             j.writeSnapshot(session: "s", version: 11, bytes: bytes("state@11"))
             j.flush()
-            XCTAssertEqual(files(in: dir), ["s.00000003.log", "s.snap"])
-            XCTAssertEqual(j.statistics().snapshots, 1)
+            // The snapshot at 8 becomes `.prev`: segment 1 (9 and 10) and 2 (11) are its way forward.
+            XCTAssertEqual(files(in: dir), ["s.00000001.log", "s.00000002.log", "s.00000003.log", "s.snap", "s.snap.prev"])
+            _ = appendSync(j, "s", [(12, "r12")])
+            j.writeSnapshot(session: "s", version: 12, bytes: bytes("state@12"))
+            j.flush()
+            XCTAssertEqual(files(in: dir), ["s.00000003.log", "s.00000004.log", "s.snap", "s.snap.prev"],
+                           "segments 1 and 2 (up to 11) are covered by both snapshots, 11 and 12")
+            XCTAssertEqual(j.statistics().snapshots, 2)
             j.close()
         }
         let (j, r) = try reopen(dir)
         defer { j.close() }
-        XCTAssertEqual(r.session("s")?.snapshot?.version, 11)
+        XCTAssertEqual(r.session("s")?.snapshot?.version, 12)
         XCTAssertEqual(r.session("s")?.versions, [])
         XCTAssertEqual(r.session("s")?.meta, bytes("m"), "every segment starts with the meta record")
-        XCTAssertNoThrow(try appendSync(j, "s", [(12, "r12")]).get())
+        XCTAssertTrue(r.warnings.isEmpty)
+        XCTAssertNoThrow(try appendSync(j, "s", [(13, "r13")]).get())
     }
 
     func testSnapshotOfFreshSessionSetsTheNextVersion() throws {
@@ -168,7 +175,74 @@ final class JournalRecoveryTests: XCTestCase {
         XCTAssertEqual(r.session("s")?.versions, [1])
     }
 
-    func testCorruptSnapshotFailsTheSession() throws {
+    /// Two snapshots (at 4 and 8) over records 1...10, then the journal closed.
+    func makeTwoSnapshots(_ dir: String) throws {
+        let j = try Journal(directory: dir, fsync: .always)
+        _ = j.recover()
+        try j.createSession(id: "s", meta: bytes("m"))
+        for v in 1...6 { _ = appendSync(j, "s", [(v, "r\(v)")]) }
+        j.writeSnapshot(session: "s", version: 4, bytes: bytes("state@4"))
+        j.flush()
+        for v in 7...10 { _ = appendSync(j, "s", [(v, "r\(v)")]) }
+        j.writeSnapshot(session: "s", version: 8, bytes: bytes("state@8"))
+        j.close()
+    }
+
+    func corrupt(_ path: String) -> [UInt8] {
+        var content = readFile(path)
+        content[content.count - 1] ^= 0xFF
+        writeFile(path, content)
+        return content
+    }
+
+    func testACorruptSnapshotFallsBackToThePreviousOne() throws {
+        let dir = makeTempDirectory(self)
+        try makeTwoSnapshots(dir)
+        let damaged = corrupt(dir + "/s.snap")
+        writeFile(dir + "/s.snap.tmp", bytes("half-written"))
+        do {
+            let (j, r) = try reopen(dir)
+            XCTAssertTrue(r.failures.isEmpty, "\(r.failures)")
+            let s = try XCTUnwrap(r.session("s"))
+            XCTAssertEqual(s.snapshot?.version, 4)
+            XCTAssertEqual(s.snapshot.map { String(decoding: $0.bytes, as: UTF8.self) }, "state@4")
+            XCTAssertEqual(s.versions, Array(5...10), "every record after the previous snapshot is still there")
+            XCTAssertEqual(r.warnings.map(\.id), ["s"])
+            XCTAssertTrue(r.warnings.first?.message.contains("previous snapshot (version 4)") ?? false, "\(r.warnings)")
+            XCTAssertEqual(readFile(dir + "/s.snap.corrupt"), damaged, "kept for inspection, byte for byte")
+            XCTAssertFalse(files(in: dir).contains("s.snap.tmp"), "a leftover temp snapshot is never the newest one")
+            // The next snapshot does not take the damaged one for its previous.
+            _ = appendSync(j, "s", [(11, "r11")])
+            j.writeSnapshot(session: "s", version: 11, bytes: bytes("state@11"))
+            j.close()
+        }
+        let (j, r) = try reopen(dir)
+        defer { j.close() }
+        XCTAssertEqual(r.session("s")?.snapshot?.version, 11)
+        _ = corrupt(dir + "/s.snap")
+        j.close()
+        let (again, fallback) = try reopen(dir)
+        defer { again.close() }
+        XCTAssertEqual(fallback.session("s")?.snapshot?.version, 4, "state@4 is still the way back")
+        XCTAssertEqual(fallback.session("s")?.versions, Array(5...11))
+    }
+
+    func testACrashBetweenTheRenamesRecoversFromThePreviousSnapshot() throws {
+        let dir = makeTempDirectory(self)
+        try makeTwoSnapshots(dir)
+        // As if the process died after `.snap` became `.prev` and before the new one was renamed in.
+        let newest = readFile(dir + "/s.snap")
+        try FileManager.default.removeItem(atPath: dir + "/s.snap")
+        writeFile(dir + "/s.snap.tmp", newest)
+        let (j, r) = try reopen(dir)
+        defer { j.close() }
+        XCTAssertEqual(r.session("s")?.snapshot?.version, 4)
+        XCTAssertEqual(r.session("s")?.versions, Array(5...10))
+        XCTAssertTrue(r.warnings.isEmpty, "nothing was damaged")
+        XCTAssertNoThrow(try appendSync(j, "s", [(11, "r11")]).get())
+    }
+
+    func testAFirstSnapshotThatIsCorruptFallsBackToTheRecords() throws {
         let dir = makeTempDirectory(self)
         do {
             let j = try Journal(directory: dir, fsync: .always)
@@ -178,15 +252,34 @@ final class JournalRecoveryTests: XCTestCase {
             j.writeSnapshot(session: "s", version: 1, bytes: bytes("state"))
             j.close()
         }
-        var snap = readFile(dir + "/s.snap")
-        snap[snap.count - 1] ^= 0xFF
-        writeFile(dir + "/s.snap", snap)
-        writeFile(dir + "/s.snap.tmp", bytes("half-written"))
+        _ = corrupt(dir + "/s.snap")
+        let (j, r) = try reopen(dir)
+        defer { j.close() }
+        XCTAssertTrue(r.failures.isEmpty)
+        XCTAssertNil(r.session("s")?.snapshot)
+        XCTAssertEqual(r.session("s")?.versions, [1], "nothing was compacted yet: the records reach back to the first")
+        XCTAssertTrue(r.warnings.first?.message.contains("first record") ?? false, "\(r.warnings)")
+    }
+
+    func testCorruptSnapshotsWithTheRecordsCompactedFailTheSession() throws {
+        let dir = makeTempDirectory(self)
+        try makeTwoSnapshots(dir)
+        do {  // a third snapshot compacts segment 1 (records 1...6, covered by 4 and 8)
+            let (j, _) = try reopen(dir)
+            _ = appendSync(j, "s", [(11, "r11")])
+            j.writeSnapshot(session: "s", version: 11, bytes: bytes("state@11"))
+            j.close()
+        }
+        XCTAssertFalse(files(in: dir).contains("s.00000001.log"))
+        _ = corrupt(dir + "/s.snap")
+        _ = corrupt(dir + "/s.snap.prev")
+        let before = files(in: dir).map { readFile(dir + "/" + $0) }
         let (j, r) = try reopen(dir)
         defer { j.close() }
         XCTAssertEqual(r.failures.map(\.id), ["s"])
-        XCTAssertTrue(r.failures.first?.reason.contains("snapshot") ?? false)
-        XCTAssertFalse(files(in: dir).contains("s.snap.tmp"), "a leftover temp snapshot is never the newest one")
+        XCTAssertTrue(r.failures.first?.reason.contains("compacted") ?? false, "\(r.failures)")
+        XCTAssertEqual(files(in: dir).map { readFile(dir + "/" + $0) }, before, "the files are left as they were")
+        guard case .failure = appendSync(j, "s", [(12, "x")]) else { return XCTFail("appends are refused") }
     }
 
     func testTenThousandSessionsRestart() throws {

@@ -3,7 +3,9 @@
 ///
 ///     <id>.<seq, 8 digits>.log   segment: meta record, then records
 ///     <id>.snap                  newest snapshot (one frame)
+///     <id>.snap.prev             the snapshot before it: recovery's fallback when `.snap` is damaged
 ///     <id>.snap.tmp              snapshot being written (removed at recovery)
+///     <id>.snap.corrupt          a damaged `.snap` that recovery fell back from, kept for inspection
 ///     LOCK                       flock'd by the process that owns the directory
 enum FileNames {
     static let lock = "LOCK"
@@ -31,11 +33,15 @@ enum FileNames {
 
     static func snapshot(_ id: String) -> String { id + ".snap" }
     static func snapshotTemp(_ id: String) -> String { id + ".snap.tmp" }
+    static func snapshotPrevious(_ id: String) -> String { id + ".snap.prev" }
+    static func snapshotCorrupt(_ id: String) -> String { id + ".snap.corrupt" }
 
     enum Parsed: Equatable {
         case segment(id: String, seq: Int)
         case snapshot(id: String)
         case snapshotTemp(id: String)
+        case snapshotPrevious(id: String)
+        case snapshotCorrupt(id: String)
     }
 
     static func parse(_ name: String) -> Parsed? {
@@ -47,6 +53,8 @@ enum FileNames {
         }
         if parts.count == 2, parts[1] == "snap" { return .snapshot(id: id) }
         if parts.count == 3, parts[1] == "snap", parts[2] == "tmp" { return .snapshotTemp(id: id) }
+        if parts.count == 3, parts[1] == "snap", parts[2] == "prev" { return .snapshotPrevious(id: id) }
+        if parts.count == 3, parts[1] == "snap", parts[2] == "corrupt" { return .snapshotCorrupt(id: id) }
         return nil
     }
 }

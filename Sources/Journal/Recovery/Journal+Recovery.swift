@@ -23,6 +23,8 @@ extension Journal {
             case .segment(let id, let seq): byID[id, default: .init(id: id)].segments.append(seq)
             case .snapshot(let id): byID[id, default: .init(id: id)].snapshot = true
             case .snapshotTemp(let id): byID[id, default: .init(id: id)].snapshotTemp = true
+            case .snapshotPrevious(let id): byID[id, default: .init(id: id)].previousSnapshot = true
+            case .snapshotCorrupt: continue  // left for inspection; never read
             }
         }
         let all = Array(byID.values)
@@ -53,6 +55,7 @@ extension Journal {
 
         var sessions: [RecoveredSession] = []
         var failures: [(id: String, reason: String)] = []
+        var warnings: [(id: String, message: String)] = []
         var adopt: [RecoveredFiles] = []
         var stats = JournalRecovery.Stats()
         sessions.reserveCapacity(all.count)
@@ -65,9 +68,10 @@ extension Journal {
             stats.discardedSessions += part.stats.discardedSessions
             for o in part.outcomes {
                 switch o {
-                case .recovered(let s, let f):
+                case .recovered(let s, let f, let warning):
                     sessions.append(s)
                     adopt.append(f)
+                    if let warning { warnings.append((id: s.id, message: warning)) }
                 case .failed(let id, let reason, let f):
                     failures.append((id: id, reason: reason))
                     adopt.append(f)
@@ -78,9 +82,10 @@ extension Journal {
         }
         sessions.sort { $0.id < $1.id }
         failures.sort { $0.id < $1.id }
+        warnings.sort { $0.id < $1.id }
         let done = DispatchSemaphore(value: 0)
         if writer.submit(.adopt(adopt, done: { done.signal() })) { done.wait() }
         stats.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        return JournalRecovery(sessions: sessions, failures: failures, stats: stats)
+        return JournalRecovery(sessions: sessions, failures: failures, warnings: warnings, stats: stats)
     }
 }

@@ -5,10 +5,12 @@ struct SessionRecovery {
         var segments: [Int] = []
         var snapshot = false
         var snapshotTemp = false
+        var previousSnapshot = false
     }
 
     enum Outcome {
-        case recovered(RecoveredSession, RecoveredFiles)
+        /// With a warning when the session did not start from its newest snapshot.
+        case recovered(RecoveredSession, RecoveredFiles, warning: String?)
         case failed(id: String, reason: String, RecoveredFiles)
         case discarded
     }
@@ -25,30 +27,32 @@ struct SessionRecovery {
         let segments = files.segments.sorted()
         var infos: [(seq: Int, maxVersion: Int?)] = segments.map { ($0, nil) }
         func failed(_ reason: String) -> Outcome {
-            .failed(id: id, reason: reason, RecoveredFiles(id: id, meta: [], segments: infos, hasSnapshot: files.snapshot,
+            .failed(id: id, reason: reason, RecoveredFiles(id: id, meta: [], segments: infos, hasSnapshot: files.snapshot, snapshotVersion: nil,
                                                            lastSegmentSize: 0, lastSegmentAllocated: 0, lastVersion: nil, failure: reason))
         }
         if files.snapshotTemp { disk.unlink(FileNames.snapshotTemp(id)) }
 
+        // The newest snapshot, or the one before it when the newest is damaged: a snapshot keeps
+        // every segment after the one it replaced, so `.prev` plus the segments is complete.
         var snapshot: (version: Int, bytes: [UInt8])?
+        var damaged: String?
         if files.snapshot {
-            let name = FileNames.snapshot(id)
-            let bytes: [UInt8]
-            do { bytes = try disk.readAll(name) } catch { return failed("\(error)") }
-            stats.files += 1
-            stats.bytes += bytes.count
-            let parsed = bytes.withUnsafeBytes { buf -> Result<(Int, [UInt8]), Frame.Invalid> in
-                switch Frame.parse(buf, at: 0) {
-                case .failure(let e): return .failure(e)
-                case .success(let f):
-                    guard f.kind == .snapshot, f.end == buf.count else { return .failure(.badKind(f.kind.rawValue)) }
-                    return .success((f.version, [UInt8](UnsafeRawBufferPointer(rebasing: buf[f.payload]))))
-                }
+            switch readSnapshot(FileNames.snapshot(id)) {
+            case .success(let s): snapshot = s
+            case .failure(let reason): damaged = "snapshot \(FileNames.snapshot(id)) is corrupt: \(reason)"
             }
-            switch parsed {
-            case .failure(let e): return failed("snapshot \(name) is corrupt: \(e.reason)")
-            case .success(let s): snapshot = (version: s.0, bytes: s.1)
+        }
+        if snapshot == nil, files.previousSnapshot {
+            switch readSnapshot(FileNames.snapshotPrevious(id)) {
+            case .success(let s): snapshot = s
+            case .failure(let reason):
+                let previous = "snapshot \(FileNames.snapshotPrevious(id)) is corrupt: \(reason)"
+                damaged = damaged.map { $0 + "; " + previous } ?? previous
             }
+        }
+        // Without any snapshot the records must reach back to the first one: nothing compacted.
+        if damaged != nil, snapshot == nil, segments.first != 1 {
+            return failed((damaged ?? "") + "; the records before it were compacted")
         }
 
         var meta: [UInt8]?
@@ -148,9 +152,10 @@ struct SessionRecovery {
         }
         if dropLastSegment { infos.removeLast() }
         guard let meta, !infos.isEmpty else {
-            if snapshot == nil {
+            if snapshot == nil && damaged == nil {
                 stats.discardedSessions += 1
                 disk.unlink(FileNames.snapshot(id))
+                disk.unlink(FileNames.snapshotPrevious(id))
                 return .discarded
             }
             return failed("no segment with a meta record next to the snapshot")
@@ -165,11 +170,45 @@ struct SessionRecovery {
         if let s = snapshot, let first = records.first, first.version != s.version + 1 {
             return failed("record \(first.version) follows snapshot \(s.version) (records missing)")
         }
+        if snapshot == nil, damaged != nil, let first = records.first, first.version != 1 {
+            return failed((damaged ?? "") + "; the first record is \(first.version)")
+        }
+        var warning: String?
+        if let damaged {
+            // Kept aside for inspection: the next snapshot must not take it for the previous one.
+            if files.snapshot {
+                do { try disk.rename(FileNames.snapshot(id), FileNames.snapshotCorrupt(id)) } catch { return failed("\(error)") }
+            }
+            warning = damaged + (snapshot.map { "; recovered from the previous snapshot (version \($0.version))" }
+                                 ?? "; recovered from the first record") + ", \(records.count) records after it"
+        }
         stats.records += records.count
         let session = RecoveredSession(id: id, meta: meta, snapshot: snapshot, records: records)
-        let files = RecoveredFiles(id: id, meta: meta, segments: infos, hasSnapshot: snapshot != nil,
+        let files = RecoveredFiles(id: id, meta: meta, segments: infos, hasSnapshot: files.snapshot && damaged == nil,
+                                   snapshotVersion: snapshot?.version,
                                    lastSegmentSize: lastSegmentSize, lastSegmentAllocated: lastSegmentAllocated,
                                    lastVersion: last, failure: nil)
-        return .recovered(session, files)
+        return .recovered(session, files, warning: warning)
+    }
+
+    /// One snapshot file: a single snapshot frame, nothing after it.
+    private mutating func readSnapshot(_ name: String) -> Result<(version: Int, bytes: [UInt8]), Failure> {
+        let bytes: [UInt8]
+        do { bytes = try disk.readAll(name) } catch { return .failure(Failure("\(error)")) }
+        stats.files += 1
+        stats.bytes += bytes.count
+        return bytes.withUnsafeBytes { buf in
+            switch Frame.parse(buf, at: 0) {
+            case .failure(let e): return .failure(Failure(e.reason))
+            case .success(let f):
+                guard f.kind == .snapshot, f.end == buf.count else { return .failure(Failure(Frame.Invalid.badKind(f.kind.rawValue).reason)) }
+                return .success((f.version, [UInt8](UnsafeRawBufferPointer(rebasing: buf[f.payload]))))
+            }
+        }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
     }
 }

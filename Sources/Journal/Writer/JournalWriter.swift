@@ -281,6 +281,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                                          size: f.lastSegmentSize, lastVersion: f.lastVersion)
                     s.allocated = max(f.lastSegmentSize, f.lastSegmentAllocated)
                     s.hasSnapshot = f.hasSnapshot
+                    s.snapshotVersion = f.snapshotVersion
                     s.failure = f.failure
                     sessions[f.id] = s
                 }
@@ -509,6 +510,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         }
         for seg in s.segments { disk.unlink(FileNames.segment(s.id, seg.seq)) }
         disk.unlink(FileNames.snapshot(s.id))
+        disk.unlink(FileNames.snapshotPrevious(s.id))
+        disk.unlink(FileNames.snapshotCorrupt(s.id))
         disk.unlink(FileNames.snapshotTemp(s.id))
         dirDirty = true
     }
@@ -516,14 +519,19 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     // MARK: - Snapshots and compaction
 
     /// Writes the snapshot atomically (temp file, fsync, rename, directory fsync), starts a new segment,
-    /// then deletes the segments the snapshot covers. Always synced whatever the policy: compaction
-    /// deletes records, so the snapshot replacing them must be on disk first.
+    /// then deletes the segments the *previous* snapshot covers: that one becomes `<id>.snap.prev`,
+    /// and it plus the segments after it stay a complete way back should the new one be damaged
+    /// (recovery falls back to it). Always synced whatever the policy: compaction deletes records,
+    /// so the snapshots replacing them must be on disk first.
     private func snapshot(_ s: SessionState, version: Int, bytes: [UInt8]) {
         guard !s.deleted, s.failure == nil else { return }
         if let last = s.lastVersion, version > last { counters.snapshotFailures += 1; return }
         var frame: [UInt8] = []
         Frame.append(kind: .snapshot, version: version, payload: bytes, to: &frame)
         let temp = FileNames.snapshotTemp(s.id)
+        // Segments up to the replaced snapshot's version are covered by both; the ones after it
+        // are the previous snapshot's way forward.
+        let replaced = s.snapshotVersion
         do {
             let fd = try disk.openTruncating(temp)
             do {
@@ -534,8 +542,15 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                 throw error
             }
             disk.close(fd)
+            if s.hasSnapshot {
+                // A crash between the two renames leaves `.prev` and the temp file: recovery starts
+                // from `.prev`, whose records are all still there.
+                try disk.rename(FileNames.snapshot(s.id), FileNames.snapshotPrevious(s.id))
+                s.hasSnapshot = false
+            }
             try disk.rename(temp, FileNames.snapshot(s.id))
             s.hasSnapshot = true
+            s.snapshotVersion = version
             try disk.dataSync(dirFD, name: ".")
             counters.syncCalls += 3
         } catch {
@@ -552,7 +567,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         }
         var kept: [SessionState.Segment] = []
         for (i, seg) in s.segments.enumerated() {
-            if i < s.segments.count - 1, (seg.maxVersion ?? Int.min) <= version {
+            if let replaced, i < s.segments.count - 1, (seg.maxVersion ?? Int.min) <= replaced {
                 disk.unlink(FileNames.segment(s.id, seg.seq))
                 dirDirty = true
             } else {

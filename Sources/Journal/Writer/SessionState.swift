@@ -10,7 +10,12 @@ final class SessionState {
     let meta: [UInt8]
     /// Ascending; the last one is the segment appends go to.
     var segments: [Segment]
+    /// Whether `<id>.snap` exists (a new snapshot then moves it to `<id>.snap.prev`).
     var hasSnapshot = false
+    /// The version of the snapshot recovery would start from: `<id>.snap`'s, or `.prev`'s after a
+    /// fallback. The next snapshot keeps every segment after it, so the snapshot it replaces stays
+    /// a complete way back.
+    var snapshotVersion: Int?
     /// Open descriptor of the current segment, or -1 (closed to stay under the descriptor budget).
     var fd: Int32 = -1
     /// Bytes of the current segment that hold complete records.
@@ -49,6 +54,8 @@ struct RecoveredFiles: Sendable {
     var meta: [UInt8]
     var segments: [(seq: Int, maxVersion: Int?)]
     var hasSnapshot: Bool
+    /// The version of the snapshot recovery started from (`.snap`, or `.prev` after a fallback).
+    var snapshotVersion: Int?
     var lastSegmentSize: Int
     /// The newest segment's length on disk (records plus a preallocated zero tail).
     var lastSegmentAllocated: Int

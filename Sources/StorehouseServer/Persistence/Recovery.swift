@@ -24,6 +24,9 @@ enum Recovery {
         for failure in recovered.failures {
             ServerLog.error("session \(failure.id) not recovered: \(failure.reason); its files are left for inspection")
         }
+        for warning in recovered.warnings {
+            ServerLog.error("session \(warning.id): \(warning.message)")
+        }
         report.failures = recovered.failures.count
         let sessions = recovered.sessions
         let results = Mutex<(sessions: [Session], actions: Int, failures: Int)>(([], 0, 0))
