@@ -114,8 +114,10 @@ public final class Journal: Sendable {
         writer.commit()
     }
 
-    /// Stores `bytes` as the session's state at `version`, then deletes the records it covers.
-    /// Asynchronous and best effort: a failed snapshot leaves the records in place.
+    /// Stores `bytes` as the session's state at `version`; the snapshot it replaces is kept as the
+    /// fallback, and the records that one covers are deleted. Asynchronous and best effort: a
+    /// failed snapshot leaves the records in place; one at or below the current snapshot's version
+    /// is ignored.
     public func writeSnapshot(session: String, version: Int, bytes: [UInt8]) {
         guard FileNames.isValidSessionID(session) else { return }
         writer.submit(.snapshot(id: session, version: version, bytes: bytes))

@@ -14,8 +14,9 @@ public struct RecoveredSession: Sendable {
 public struct JournalRecovery: Sendable {
     /// Sessions ready to replay, sorted by id.
     public let sessions: [RecoveredSession]
-    /// Sessions whose journal is damaged (a corrupt record with good records after it, a corrupt snapshot,
-    /// a version gap). Their files are left untouched; appends to them are refused.
+    /// Sessions whose journal is damaged (a corrupt record with good records after it, damaged
+    /// snapshots with no way back, a version gap). Their files are left untouched; appends to them
+    /// are refused.
     public let failures: [(id: String, reason: String)]
     /// Sessions that recovered, but not from their newest snapshot: it was damaged, so they started
     /// from the one before it (or from their first record). The damaged file is kept as

@@ -273,13 +273,31 @@ final class JournalRecoveryTests: XCTestCase {
         XCTAssertFalse(files(in: dir).contains("s.00000001.log"))
         _ = corrupt(dir + "/s.snap")
         _ = corrupt(dir + "/s.snap.prev")
-        let before = files(in: dir).map { readFile(dir + "/" + $0) }
+        writeFile(dir + "/s.snap.tmp", bytes("half-written"))
+        let before = contents(dir)
         let (j, r) = try reopen(dir)
         defer { j.close() }
         XCTAssertEqual(r.failures.map(\.id), ["s"])
         XCTAssertTrue(r.failures.first?.reason.contains("compacted") ?? false, "\(r.failures)")
-        XCTAssertEqual(files(in: dir).map { readFile(dir + "/" + $0) }, before, "the files are left as they were")
+        XCTAssertEqual(contents(dir), before, "the files are left as they were, names and bytes")
         guard case .failure = appendSync(j, "s", [(12, "x")]) else { return XCTFail("appends are refused") }
+    }
+
+    func testWithoutSnapshotsTheSegmentsMustReachBackUnbroken() throws {
+        // A compaction's unlinks can reach the disk in any order: segment 1 may outlive segment 2.
+        let dir = makeTempDirectory(self)
+        try makeTwoSnapshots(dir)  // segment 1: 1...6, segment 2: 7...10, segment 3: meta only
+        try FileManager.default.removeItem(atPath: dir + "/s.00000002.log")
+        _ = corrupt(dir + "/s.snap")
+        _ = corrupt(dir + "/s.snap.prev")
+        let (j, r) = try reopen(dir)
+        defer { j.close() }
+        XCTAssertEqual(r.failures.map(\.id), ["s"], "recovering 1...6 alone would silently lose 7...10")
+        XCTAssertNil(r.session("s"))
+    }
+
+    func contents(_ dir: String) -> [String: [UInt8]] {
+        Dictionary(uniqueKeysWithValues: files(in: dir).map { ($0, readFile(dir + "/" + $0)) })
     }
 
     func testTenThousandSessionsRestart() throws {

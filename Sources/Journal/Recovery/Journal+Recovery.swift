@@ -3,9 +3,10 @@ import Dispatch
 import Synchronization
 
 extension Journal {
-    /// Reads every session's files: newest valid snapshot plus the records after it. A torn tail is
-    /// dropped (the file is truncated to its last complete append); a damaged session lands in
-    /// `failures` with its files untouched and refuses appends; every other session recovers.
+    /// Reads every session's files: newest valid snapshot (or the previous one, see `warnings`) plus
+    /// the records after it. A torn tail is dropped (the file is truncated to its last complete
+    /// append); a damaged session lands in `failures` with its files untouched and refuses appends;
+    /// every other session recovers.
     /// Call once, before any other call; a second call returns nothing.
     public func recover() -> JournalRecovery {
         let started = DispatchTime.now().uptimeNanoseconds

@@ -30,7 +30,10 @@ struct SessionRecovery {
             .failed(id: id, reason: reason, RecoveredFiles(id: id, meta: [], segments: infos, hasSnapshot: files.snapshot, snapshotVersion: nil,
                                                            lastSegmentSize: 0, lastSegmentAllocated: 0, lastVersion: nil, failure: reason))
         }
-        if files.snapshotTemp { disk.unlink(FileNames.snapshotTemp(id)) }
+        // Changes to the files wait until the session is known to recover: a failed session's
+        // files stay exactly as they were, for inspection.
+        var repairs: [Repair] = []
+        if files.snapshotTemp { repairs.append(.unlink(FileNames.snapshotTemp(id))) }
 
         // The newest snapshot, or the one before it when the newest is damaged: a snapshot keeps
         // every segment after the one it replaced, so `.prev` plus the segments is complete.
@@ -39,19 +42,23 @@ struct SessionRecovery {
         if files.snapshot {
             switch readSnapshot(FileNames.snapshot(id)) {
             case .success(let s): snapshot = s
-            case .failure(let reason): damaged = "snapshot \(FileNames.snapshot(id)) is corrupt: \(reason)"
+            case .failure(.unreadable(let reason)): return failed(reason)  // not damage: no reason to go back
+            case .failure(.damaged(let reason)): damaged = "snapshot \(FileNames.snapshot(id)) is corrupt: \(reason)"
             }
         }
         if snapshot == nil, files.previousSnapshot {
             switch readSnapshot(FileNames.snapshotPrevious(id)) {
             case .success(let s): snapshot = s
-            case .failure(let reason):
+            case .failure(.unreadable(let reason)): return failed(reason)
+            case .failure(.damaged(let reason)):
                 let previous = "snapshot \(FileNames.snapshotPrevious(id)) is corrupt: \(reason)"
                 damaged = damaged.map { $0 + "; " + previous } ?? previous
             }
         }
-        // Without any snapshot the records must reach back to the first one: nothing compacted.
-        if damaged != nil, snapshot == nil, segments.first != 1 {
+        // Without any snapshot the records must reach back to the first one: no segment was ever
+        // compacted, so they are 1, 2, … with none missing (a compaction's unlinks may reach the
+        // disk in any order, so segment 1 alone proves nothing).
+        if damaged != nil, snapshot == nil, segments.isEmpty || segments != Array(1...segments.count) {
             return failed((damaged ?? "") + "; the records before it were compacted")
         }
 
@@ -140,10 +147,10 @@ struct SessionRecovery {
                 stats.tornTails += 1
                 if committed == 0 {
                     // The segment's meta record never became durable: it was being created.
-                    disk.unlink(name)
+                    repairs.append(.unlink(name))
                     dropLastSegment = true
                 } else {
-                    do { try disk.truncateFile(name, to: committed) } catch { return failed("\(error)") }
+                    repairs.append(.truncate(name, committed))
                     lastSegmentSize = committed
                     lastSegmentAllocated = committed
                     recordEnds.append(committed)
@@ -154,8 +161,10 @@ struct SessionRecovery {
         guard let meta, !infos.isEmpty else {
             if snapshot == nil && damaged == nil {
                 stats.discardedSessions += 1
-                disk.unlink(FileNames.snapshot(id))
-                disk.unlink(FileNames.snapshotPrevious(id))
+                for name in [FileNames.snapshot(id), FileNames.snapshotPrevious(id), FileNames.snapshotCorrupt(id)] {
+                    repairs.append(.unlink(name))
+                }
+                if let reason = apply(repairs) { return failed(reason) }
                 return .discarded
             }
             return failed("no segment with a meta record next to the snapshot")
@@ -173,6 +182,7 @@ struct SessionRecovery {
         if snapshot == nil, damaged != nil, let first = records.first, first.version != 1 {
             return failed((damaged ?? "") + "; the first record is \(first.version)")
         }
+        if let reason = apply(repairs) { return failed(reason) }
         var warning: String?
         if let damaged {
             // Kept aside for inspection: the next snapshot must not take it for the previous one.
@@ -191,24 +201,44 @@ struct SessionRecovery {
         return .recovered(session, files, warning: warning)
     }
 
+    /// A change to a recovering session's files, made only once it is known to recover.
+    enum Repair {
+        case unlink(String)
+        case truncate(String, Int)
+    }
+
+    /// Makes the repairs; the reason the session fails when one cannot be made.
+    private func apply(_ repairs: [Repair]) -> String? {
+        for repair in repairs {
+            switch repair {
+            case .unlink(let name): disk.unlink(name)
+            case .truncate(let name, let size):
+                do { try disk.truncateFile(name, to: size) } catch { return "\(error)" }
+            }
+        }
+        return nil
+    }
+
+    /// Why a snapshot file was not used: damaged bytes (go back to an older one) or a failed read
+    /// (the session fails: its snapshot may be fine).
+    enum SnapshotProblem: Error {
+        case damaged(String)
+        case unreadable(String)
+    }
+
     /// One snapshot file: a single snapshot frame, nothing after it.
-    private mutating func readSnapshot(_ name: String) -> Result<(version: Int, bytes: [UInt8]), Failure> {
+    private mutating func readSnapshot(_ name: String) -> Result<(version: Int, bytes: [UInt8]), SnapshotProblem> {
         let bytes: [UInt8]
-        do { bytes = try disk.readAll(name) } catch { return .failure(Failure("\(error)")) }
+        do { bytes = try disk.readAll(name) } catch { return .failure(.unreadable("\(error)")) }
         stats.files += 1
         stats.bytes += bytes.count
         return bytes.withUnsafeBytes { buf in
             switch Frame.parse(buf, at: 0) {
-            case .failure(let e): return .failure(Failure(e.reason))
+            case .failure(let e): return .failure(.damaged(e.reason))
             case .success(let f):
-                guard f.kind == .snapshot, f.end == buf.count else { return .failure(Failure(Frame.Invalid.badKind(f.kind.rawValue).reason)) }
+                guard f.kind == .snapshot, f.end == buf.count else { return .failure(.damaged(Frame.Invalid.badKind(f.kind.rawValue).reason)) }
                 return .success((f.version, [UInt8](UnsafeRawBufferPointer(rebasing: buf[f.payload]))))
             }
         }
-    }
-
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
     }
 }

@@ -526,6 +526,11 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     private func snapshot(_ s: SessionState, version: Int, bytes: [UInt8]) {
         guard !s.deleted, s.failure == nil else { return }
         if let last = s.lastVersion, version > last { counters.snapshotFailures += 1; return }
+        // An older snapshot would become the newest while compaction deletes what it needs.
+        if let current = s.snapshotVersion, version <= current {
+            if version < current { counters.snapshotFailures += 1 }
+            return
+        }
         var frame: [UInt8] = []
         Frame.append(kind: .snapshot, version: version, payload: bytes, to: &frame)
         let temp = FileNames.snapshotTemp(s.id)
