@@ -56,6 +56,22 @@ final class HistoryBudgetTests: XCTestCase {
         XCTAssertEqual(try versions(client, small, smallToken), Array(1...40))
     }
 
+    func testAResumeFromBeforeTheByteWindowStartsWithASnapshot() throws {
+        let fixture = try ServerFixture { $0.historyBytes = self.budget }
+        let client = try fixture.client()
+        let (id, token) = try fixture.createSession()
+        try post(client, id, token, large, times: 40)
+        let first = try XCTUnwrap(try versions(client, id, token).first)
+        for (lastSeen, event, eventID) in [(first - 1, "change", first), (first - 2, "snapshot", 40)] {
+            let events = try fixture.client()
+            _ = try events.openEvents("/sessions/\(id)/events", headers: bearer(token).merging(["Last-Event-ID": "\(lastSeen)"]) { $1 })
+            _ = try events.nextEvent()  // retry
+            let opening = try events.nextEvent()
+            XCTAssertEqual(opening.event, event, "Last-Event-ID \(lastSeen)")
+            XCTAssertEqual(opening.id, "\(eventID)")
+        }
+    }
+
     func testARefusedAppendRollsBackWhenTheWindowIsFull() throws {
         let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = temporaryDirectory(); $0.historyBytes = self.budget }
         let client = try fixture.client()
