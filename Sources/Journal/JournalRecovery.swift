@@ -18,6 +18,9 @@ public struct JournalRecovery: Sendable {
     /// snapshots with no way back, a version gap). Their files are left untouched; appends to them
     /// are refused.
     public let failures: [(id: String, reason: String)]
+    /// The meta record (the bytes given to `createSession`) of each failed session whose meta
+    /// record could still be read, by id.
+    public let failedMeta: [String: [UInt8]]
     /// Sessions that recovered, but not from their newest snapshot: it was damaged, so they started
     /// from the one before it (or from their first record). The damaged file is kept as
     /// `<id>.snap.corrupt`.
@@ -25,10 +28,11 @@ public struct JournalRecovery: Sendable {
     /// Counters for logs and benchmarks.
     public let stats: Stats
 
-    init(sessions: [RecoveredSession], failures: [(id: String, reason: String)],
+    init(sessions: [RecoveredSession], failures: [(id: String, reason: String)], failedMeta: [String: [UInt8]] = [:],
          warnings: [(id: String, message: String)] = [], stats: Stats) {
         self.sessions = sessions
         self.failures = failures
+        self.failedMeta = failedMeta
         self.warnings = warnings
         self.stats = stats
     }

@@ -34,6 +34,48 @@ final class DurabilityTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state", headers: bearer("wrong")).status, 401)
     }
 
+    func testADamagedSessionAnswersItsOwner503AndCanBeDeleted() throws {
+        let directory = temporaryDirectory()
+        var damaged = (id: "", token: ""), healthy = (id: "", token: "")
+        do {
+            let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory }
+            damaged = try fixture.createSession()
+            healthy = try fixture.createSession()
+            let client = try fixture.client()
+            for session in [damaged, healthy] {
+                for _ in 0..<20 {
+                    _ = try client.request("POST", "/sessions/\(session.id)/actions", headers: bearer(session.token), body: #"{"type":"counter/incrTapped"}"#)
+                }
+            }
+            fixture.server.shutdown()
+        }
+        // One flipped byte in the middle of the records, with good records after it.
+        let segment = directory + "/\(damaged.id).00000001.log"
+        var bytes = try XCTUnwrap(FileManager.default.contents(atPath: segment)).map { $0 }
+        let end = (bytes.lastIndex { $0 != 0 } ?? 0) + 1
+        bytes[end / 2] ^= 0xFF
+        try Data(bytes).write(to: URL(fileURLWithPath: segment))
+
+        let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory }
+        let client = try fixture.client()
+        for (method, path) in [("GET", ""), ("GET", "/state"), ("GET", "/actions"), ("POST", "/actions"), ("GET", "/events")] {
+            let answer = try client.request(method, "/sessions/\(damaged.id)\(path)", headers: bearer(damaged.token),
+                                            body: method == "POST" ? #"{"type":"counter/incrTapped"}"# : nil)
+            XCTAssertEqual(answer.status, 503, "\(method) \(path)")
+            XCTAssertEqual(answer.json["type"] as? String, "/problems/session-damaged", "\(method) \(path)")
+        }
+        XCTAssertEqual(try client.request("GET", "/sessions/\(damaged.id)/state", headers: bearer("wrong")).status, 401, "only its owner hears of it")
+        XCTAssertEqual(try client.request("GET", "/sessions/\(healthy.id)/state", headers: bearer(healthy.token)).json["version"] as? Int, 20)
+        XCTAssertEqual(readFile(segment), bytes, "its files are kept as they were")
+        XCTAssertEqual(try client.request("DELETE", "/sessions/\(damaged.id)", headers: bearer(damaged.token)).status, 204)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: segment))
+        XCTAssertEqual(try client.request("GET", "/sessions/\(damaged.id)/state", headers: bearer(damaged.token)).status, 404)
+    }
+
+    func readFile(_ path: String) -> [UInt8] {
+        FileManager.default.contents(atPath: path).map { [UInt8]($0) } ?? []
+    }
+
     func testTokenIsNeverWrittenToDisk() throws {
         let directory = temporaryDirectory()
         let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory }

@@ -57,6 +57,7 @@ extension Journal {
         var sessions: [RecoveredSession] = []
         var failures: [(id: String, reason: String)] = []
         var warnings: [(id: String, message: String)] = []
+        var failedMeta: [String: [UInt8]] = [:]
         var adopt: [RecoveredFiles] = []
         var stats = JournalRecovery.Stats()
         sessions.reserveCapacity(all.count)
@@ -75,6 +76,7 @@ extension Journal {
                     if let warning { warnings.append((id: s.id, message: warning)) }
                 case .failed(let id, let reason, let f):
                     failures.append((id: id, reason: reason))
+                    if !f.meta.isEmpty { failedMeta[id] = f.meta }
                     adopt.append(f)
                 case .discarded:
                     break
@@ -87,6 +89,6 @@ extension Journal {
         let done = DispatchSemaphore(value: 0)
         if writer.submit(.adopt(adopt, done: { done.signal() })) { done.wait() }
         stats.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        return JournalRecovery(sessions: sessions, failures: failures, warnings: warnings, stats: stats)
+        return JournalRecovery(sessions: sessions, failures: failures, failedMeta: failedMeta, warnings: warnings, stats: stats)
     }
 }

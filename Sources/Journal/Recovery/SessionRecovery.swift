@@ -26,8 +26,11 @@ struct SessionRecovery {
         let id = files.id
         let segments = files.segments.sorted()
         var infos: [(seq: Int, maxVersion: Int?)] = segments.map { ($0, nil) }
+        var meta: [UInt8]?
         func failed(_ reason: String) -> Outcome {
-            .failed(id: id, reason: reason, RecoveredFiles(id: id, meta: [], segments: infos, hasSnapshot: files.snapshot, snapshotVersion: nil,
+            // The meta record still says whose session it is (the server keeps it answering its owner).
+            .failed(id: id, reason: reason, RecoveredFiles(id: id, meta: meta ?? metaRecord(id, segments) ?? [], segments: infos,
+                                                           hasSnapshot: files.snapshot, snapshotVersion: nil,
                                                            lastSegmentSize: 0, lastSegmentAllocated: 0, lastVersion: nil, failure: reason))
         }
         // Changes to the files wait until the session is known to recover: a failed session's
@@ -62,7 +65,6 @@ struct SessionRecovery {
             return failed((damaged ?? "") + "; the records before it were compacted")
         }
 
-        var meta: [UInt8]?
         var records: [(version: Int, bytes: [UInt8])] = []
         var last: Int? = snapshot?.version
         var lastSegmentSize = 0
@@ -199,6 +201,20 @@ struct SessionRecovery {
                                    lastSegmentSize: lastSegmentSize, lastSegmentAllocated: lastSegmentAllocated,
                                    lastVersion: last, failure: nil)
         return .recovered(session, files, warning: warning)
+    }
+
+    /// The meta record at the start of the newest segment that has one, for a session that failed
+    /// before its segments were read.
+    private func metaRecord(_ id: String, _ segments: [Int]) -> [UInt8]? {
+        for seq in segments.reversed() {
+            guard let bytes = try? disk.readAll(FileNames.segment(id, seq)) else { continue }
+            let meta = bytes.withUnsafeBytes { buf -> [UInt8]? in
+                guard case .success(let f) = Frame.parse(buf, at: 0), f.kind == .meta else { return nil }
+                return [UInt8](UnsafeRawBufferPointer(rebasing: buf[f.payload]))
+            }
+            if let meta { return meta }
+        }
+        return nil
     }
 
     /// A change to a recovering session's files, made only once it is known to recover.

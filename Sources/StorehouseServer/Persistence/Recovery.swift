@@ -23,6 +23,9 @@ enum Recovery {
         report.readSeconds = (ContinuousClock.now - readStarted) / .seconds(1)
         for failure in recovered.failures {
             ServerLog.error("session \(failure.id) not recovered: \(failure.reason); its files are left for inspection")
+            if let meta = recovered.failedMeta[failure.id], let session = damaged(failure.id, meta: meta, context: registry.context) {
+                registry.adopt(session)
+            }
         }
         for warning in recovered.warnings {
             ServerLog.error("session \(warning.id): \(warning.message)")
@@ -45,6 +48,7 @@ enum Recovery {
                 } catch {
                     failures += 1
                     ServerLog.error("session \(item.id) not recovered: \(error); its files are left for inspection")
+                    if let session = damaged(item.id, meta: item.meta, context: registry.context) { mine.append(session) }
                 }
                 index += workers
             }
@@ -54,14 +58,22 @@ enum Recovery {
         for session in done.sessions { registry.adopt(session) }
         // Effects are not replayed, but one that was running when the process died never fed
         // its answer back: the kind says what the state still waits for, and it runs again.
-        for session in done.sessions { session.resumeInterruptedEffects() }
-        report.sessions = done.sessions.count
+        for session in done.sessions where !session.damaged { session.resumeInterruptedEffects() }
+        report.sessions = done.sessions.count { !$0.damaged }
         report.actions = done.actions
         report.failures += done.failures
         return report
     }
 
     struct RecoveryError: Error, CustomStringConvertible { let description: String }
+
+    /// The stand-in for a session that could not be replayed: its owner (the token in its meta
+    /// record) gets 503 `session-damaged` and can `DELETE` it. Nil when the meta record is unusable.
+    static func damaged(_ id: String, meta bytes: [UInt8], context: SessionContext) -> Session? {
+        guard let meta = try? SnapshotCoding.decodeMeta(bytes), meta.id == id, let kind = KindRegistry.kind(named: meta.kind),
+              let store = try? kind.makeStore(state: nil, version: 0, environment: context.effectEnvironment) else { return nil }
+        return Session(id: id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context, damaged: true)
+    }
 
     static func rebuild(_ item: RecoveredSession, context: SessionContext) throws -> Session {
         let meta = try SnapshotCoding.decodeMeta(item.meta)

@@ -63,6 +63,7 @@ final class Router: HTTPHandler {
         case (.session, "GET"), (.session, "DELETE"), (.state, "GET"), (.actions, "GET"), (.actions, "POST"), (.events, "GET"):
             guard readyForSessions(exchange) else { return }
             guard let session = authorize(request, id: name, allowQueryToken: route == .state || route == .events, exchange) else { return }
+            if session.damaged && !(route == .session && method == "DELETE") { return exchange.send(SessionProblems.damaged) }
             switch (route, method) {
             case (.session, "GET"): exchange.send(JSONAnswer.ok(session.metadataJSON()))
             case (.session, _): deleteSession(session, exchange)

@@ -20,6 +20,9 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     let tokenHash: [UInt8]
     let createdAt: Int64
     let context: SessionContext
+    /// Set for a session whose journal could not be replayed at start: it answers its owner
+    /// 503 `session-damaged` (and `DELETE`), rather than 404 as if it had never existed.
+    let damaged: Bool
 
     let lock = SessionLock()
     /// The token, once a request proved it: a heap buffer (byte count, then the bytes) published
@@ -49,8 +52,10 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// The weight of the actions applied since the newest kept state (see `keepStateIfDueLocked`).
     var bytesSinceKeptState = 0
 
-    init(id: String, kind: any StoreKind, tokenHash: [UInt8], createdAt: Int64, store: any AnyStore, context: SessionContext) {
+    init(id: String, kind: any StoreKind, tokenHash: [UInt8], createdAt: Int64, store: any AnyStore, context: SessionContext,
+         damaged: Bool = false) {
         self.id = id
+        self.damaged = damaged
         self.kind = kind
         self.tokenHash = tokenHash
         self.createdAt = createdAt

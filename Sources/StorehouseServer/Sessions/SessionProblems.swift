@@ -4,6 +4,10 @@ import StoreCore
 enum SessionProblems {
     static let notFound = Problem(404, "session-not-found", "no session has this id")
 
+    /// What a session whose journal could not be replayed at start answers, except to `DELETE`.
+    static let damaged = Problem(503, "session-damaged",
+                                 "this session's journal is damaged, so it was not recovered at start (the server's log says where); its files are kept for inspection; DELETE removes them")
+
     static func versionGone(_ version: Int, oldest: Int) -> Problem {
         Problem(404, "version-not-found", "version \(version) is older than the kept history (oldest \(oldest))",
                 extra: [("oldestVersion", .int(oldest))])
