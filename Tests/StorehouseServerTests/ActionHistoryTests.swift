@@ -60,17 +60,6 @@ final class ActionHistoryTests: XCTestCase {
         XCTAssertEqual(history.bytes, 5 * weight)
     }
 
-    func testKeptStatesNeverLetGoOfTheNewestNorTheRollbackBase() {
-        var states = KeptStates(byteBudget: 250)
-        let state = [UInt8](repeating: 0x20, count: 100)
-        states.add(version: 0, bytes: state)
-        states.add(version: 10, bytes: state)
-        states.add(version: 20, bytes: state, keepingBaseOf: 5)
-        XCTAssertEqual(states.states.map(\.version), [0, 20], "version 0 is where a rollback to 5 starts")
-        states.add(version: 30, bytes: state)
-        XCTAssertEqual(states.states.map(\.version), [20, 30], "without a durable version the oldest goes first")
-    }
-
     func testAWeightCountsTheActionsJSON() {
         let small = ActionHistory.Entry(version: 1, record: ActionRecord(type: "t", at: 0, source: .client), patch: [])
         let big = ActionHistory.Entry(version: 1, record: ActionRecord(type: "t", meta: .string(String(repeating: "x", count: 5_000)), at: 0, source: .client), patch: [])

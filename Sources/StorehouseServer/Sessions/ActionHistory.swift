@@ -109,54 +109,12 @@ struct ActionHistory {
 extension JSONValue {
     /// Roughly the bytes the value holds in memory (16 per value, plus the bytes of strings
     /// and keys): a weight for budgets, not a measurement.
-    var approximateBytes: Int {
+    fileprivate var approximateBytes: Int {
         switch self {
         case .null, .bool, .int, .double: 16
         case .string(let s): 16 + s.utf8.count
         case .array(let a): a.reduce(16) { $0 + $1.approximateBytes }
         case .object(let o): o.reduce(16) { $0 + 16 + $1.key.utf8.count + $1.value.approximateBytes }
         }
-    }
-}
-
-/// Encoded states kept at some versions, the starting points for time travel
-/// and for rebuilding after a refused journal append. Bounded in bytes.
-struct KeptStates {
-    private(set) var states: [(version: Int, bytes: [UInt8])] = []
-    private var totalBytes = 0
-    let byteBudget: Int
-
-    init(byteBudget: Int) { self.byteBudget = byteBudget }
-
-    /// Keeps `bytes` as the state at `version`; past the budget the oldest states go, but never
-    /// the newest one (a state too big for the budget is still the only way back) nor the one a
-    /// rollback to `durable` starts from.
-    mutating func add(version: Int, bytes: [UInt8], keepingBaseOf durable: Int? = nil) {
-        states.removeAll { $0.version >= version }
-        states.append((version, bytes))
-        totalBytes = states.reduce(0) { $0 + $1.bytes.count }
-        let base = durable.flatMap { d in states.last { $0.version <= d }?.version }
-        while totalBytes > byteBudget,
-              let index = states.indices.dropLast().first(where: { states[$0].version != base }) {
-            totalBytes -= states.remove(at: index).bytes.count
-        }
-    }
-
-    /// Drops kept states no longer needed to reach `oldestVersion`: every state
-    /// older than the newest one at or before it.
-    mutating func trim(keeping oldestVersion: Int) {
-        guard let index = states.lastIndex(where: { $0.version <= oldestVersion }), index > 0 else { return }
-        for dropped in states[..<index] { totalBytes -= dropped.bytes.count }
-        states.removeFirst(index)
-    }
-
-    mutating func drop(after version: Int) {
-        states.removeAll { $0.version > version }
-        totalBytes = states.reduce(0) { $0 + $1.bytes.count }
-    }
-
-    /// The newest kept state at or before `version`.
-    func nearest(atOrBefore version: Int) -> (version: Int, bytes: [UInt8])? {
-        states.last { $0.version <= version }
     }
 }
