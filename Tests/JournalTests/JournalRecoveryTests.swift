@@ -279,6 +279,7 @@ final class JournalRecoveryTests: XCTestCase {
         defer { j.close() }
         XCTAssertEqual(r.failures.map(\.id), ["s"])
         XCTAssertTrue(r.failures.first?.reason.contains("compacted") ?? false, "\(r.failures)")
+        XCTAssertEqual(r.failedMeta["s"], bytes("m"), "read from the newest segment, though recovery stopped before the segments")
         XCTAssertEqual(contents(dir), before, "the files are left as they were, names and bytes")
         guard case .failure = appendSync(j, "s", [(12, "x")]) else { return XCTFail("appends are refused") }
     }

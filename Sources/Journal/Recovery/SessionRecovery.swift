@@ -29,7 +29,9 @@ struct SessionRecovery {
         var meta: [UInt8]?
         func failed(_ reason: String) -> Outcome {
             // The meta record still says whose session it is (the server keeps it answering its owner).
-            .failed(id: id, reason: reason, RecoveredFiles(id: id, meta: meta ?? metaRecord(id, segments) ?? [], segments: infos,
+            // Every segment, a torn creation included: the writer only ever deletes a failed session's files.
+            .failed(id: id, reason: reason, RecoveredFiles(id: id, meta: meta ?? metaRecord(id, segments) ?? [],
+                                                           segments: segments.map { (seq: $0, maxVersion: nil) },
                                                            hasSnapshot: files.snapshot, snapshotVersion: nil,
                                                            lastSegmentSize: 0, lastSegmentAllocated: 0, lastVersion: nil, failure: reason))
         }

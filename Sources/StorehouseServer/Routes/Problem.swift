@@ -61,7 +61,7 @@ enum ProblemCatalog {
         "invalid-state": ("Invalid State", "The given state does not decode as the kind's State."),
         "unknown-kind": ("Unknown Kind", "No store kind has this name; validKinds lists them."),
         "session-not-found": ("Session Not Found", "No session has this id."),
-        "session-damaged": ("Session Damaged", "The session's journal could not be replayed at start; its files are kept for inspection and DELETE removes them. Nothing else is served for it."),
+        "session-damaged": ("Session Damaged", "The session's journal could not be replayed at start; its files are kept for inspection and DELETE removes them. No other request is served for it."),
         "unauthorized": ("Unauthorized", "Send the session's token as Authorization: Bearer <token>."),
         "too-many-sessions": ("Too Many Sessions", "The server holds as many sessions as it may; retry later or delete one."),
         "invalid-action": ("Invalid Action", "An action is a JSON object with a string type (a Flux Standard Action)."),
