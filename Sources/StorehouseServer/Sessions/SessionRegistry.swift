@@ -39,11 +39,13 @@ final class SessionRegistry: Sendable {
         let tokenHash = SHA256.hash(Array(token.utf8))
         let now = context.now()
         let session = Session(id: id, kind: kind, tokenHash: tokenHash, createdAt: now, store: store, context: context)
-        let inserted = sessions.withLock { map -> Bool in
+        let inserted = sessions.withLock { map -> Bool? in
             guard map.count < maxSessions else { return false }
+            guard map[id] == nil else { return nil }  // 2⁻¹²⁸, but a session is never replaced
             map[id] = session
             return true
         }
+        guard let inserted else { return create(kind: kind, state: state, completion: completion) }
         guard inserted else { return completion(.failure(Self.full)) }
         // A restored state goes into the creation record itself, so it is durable before the 201.
         let meta = SnapshotCoding.meta(id: id, kind: kind.name, createdAt: now, tokenHash: tokenHash,
