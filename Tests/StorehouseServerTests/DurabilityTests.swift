@@ -1,6 +1,8 @@
 import Foundation
 import StoreCore
+import Synchronization
 import XCTest
+@testable import Journal
 @testable import StorehouseServer
 
 /// API.md "Durability": sessions survive a restart; a disk that refuses an append refuses the action.
@@ -70,6 +72,38 @@ final class DurabilityTests: XCTestCase {
         XCTAssertEqual(try client.request("DELETE", "/sessions/\(damaged.id)", headers: bearer(damaged.token)).status, 204)
         XCTAssertFalse(FileManager.default.fileExists(atPath: segment))
         XCTAssertEqual(try client.request("GET", "/sessions/\(damaged.id)/state", headers: bearer(damaged.token)).status, 404)
+    }
+
+    func testASessionTheServerCannotReplayAlsoAnswers503() throws {
+        let directory = temporaryDirectory()
+        var session = (id: "", token: "")
+        do {
+            let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory }
+            session = try fixture.createSession()
+            _ = try fixture.client().request("POST", "/sessions/\(session.id)/actions", headers: bearer(session.token), body: #"{"type":"counter/incrTapped"}"#)
+            fixture.server.shutdown()
+        }
+        // A record the journal keeps intact but the server cannot decode.
+        do {
+            let journal = try Journal(directory: directory, fsync: .always)
+            XCTAssertEqual(journal.recover().sessions.first { $0.id == session.id }?.records.map(\.version), [1])
+            let appended = DispatchSemaphore(value: 0)
+            let result = Mutex<Result<Void, JournalError>?>(nil)
+            journal.append(session: session.id, records: [(version: 2, bytes: [0xFF, 0xFF, 0xFF])]) { r in
+                result.withLock { $0 = r }
+                appended.signal()
+            }
+            appended.wait()
+            XCTAssertNoThrow(try XCTUnwrap(result.withLock { $0 }).get())
+            journal.close()
+        }
+        let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory }
+        let client = try fixture.client()
+        let answer = try client.request("GET", "/sessions/\(session.id)/state", headers: bearer(session.token))
+        XCTAssertEqual(answer.status, 503)
+        XCTAssertEqual(answer.json["type"] as? String, "/problems/session-damaged")
+        XCTAssertEqual(try client.request("DELETE", "/sessions/\(session.id)", headers: bearer(session.token)).status, 204)
+        XCTAssertEqual(try client.request("GET", "/sessions/\(session.id)", headers: bearer(session.token)).status, 404)
     }
 
     func readFile(_ path: String) -> [UInt8] {
