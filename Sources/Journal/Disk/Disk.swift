@@ -127,14 +127,14 @@ final class Disk: Sendable {
         return names
     }
 
-    /// The whole file in one read.
-    func readAll(_ name: String) throws(JournalError) -> [UInt8] {
+    /// The whole file in one read, or its first `limit` bytes.
+    func readAll(_ name: String, limit: Int = .max) throws(JournalError) -> [UInt8] {
         let fd = open(path(name), O_RDONLY | O_CLOEXEC)
         if fd < 0 { throw .io(operation: "open", path: path(name), errno: errno) }
         defer { Glibc.close(fd) }
         var st = stat()
         if fstat(fd, &st) != 0 { throw .io(operation: "fstat", path: path(name), errno: errno) }
-        let size = Int(st.st_size)
+        let size = min(Int(st.st_size), max(0, limit))
         if size == 0 { return [] }
         var failure: Int32 = 0
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buf, count in

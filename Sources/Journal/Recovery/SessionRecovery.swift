@@ -209,7 +209,11 @@ struct SessionRecovery {
     /// before its segments were read.
     private func metaRecord(_ id: String, _ segments: [Int]) -> [UInt8]? {
         for seq in segments.reversed() {
-            guard let bytes = try? disk.readAll(FileNames.segment(id, seq)) else { continue }
+            let name = FileNames.segment(id, seq)
+            // The first frame only: its length, then its header and body (a segment can be large).
+            guard let head = try? disk.readAll(name, limit: Frame.headerSize), head.count == Frame.headerSize else { continue }
+            let length = Int(head[0]) | Int(head[1]) << 8 | Int(head[2]) << 16 | Int(head[3]) << 24
+            guard length <= Frame.maxBody, let bytes = try? disk.readAll(name, limit: Frame.headerSize + length) else { continue }
             let meta = bytes.withUnsafeBytes { buf -> [UInt8]? in
                 guard case .success(let f) = Frame.parse(buf, at: 0), f.kind == .meta else { return nil }
                 return [UInt8](UnsafeRawBufferPointer(rebasing: buf[f.payload]))
