@@ -67,6 +67,13 @@ final class StateRoutesTests: XCTestCase {
         let old = try client.request("GET", "/sessions/\(id)/state?version=2", headers: bearer(token))
         XCTAssertEqual(old.status, 404)
         XCTAssertEqual(old.json["type"] as? String, "/problems/version-not-found")
+        // The oldest version it names is one from which every newer version can be rebuilt.
+        let oldest = try XCTUnwrap(old.json["oldestVersion"] as? Int)
+        XCTAssertGreaterThanOrEqual(oldest, 20, "the history holds 21...50")
+        for version in oldest...50 {
+            let answer = try client.request("GET", "/sessions/\(id)/state?version=\(version)", headers: bearer(token))
+            XCTAssertEqual((answer.json["state"] as? [String: Any])?["count"] as? Int, version, answer.text)
+        }
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state?version=x", headers: bearer(token)).status, 400)
     }
 

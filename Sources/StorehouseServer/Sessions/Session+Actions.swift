@@ -311,9 +311,11 @@ extension Session {
         return try rebuiltStore(at: version).encodeState()
     }
 
-    /// The oldest version whose state can still be rebuilt.
+    /// The oldest version from which every newer one can still be rebuilt: the first kept state
+    /// the history reaches forward from (an older kept state may lack the actions just after it).
     var oldestVersionLocked: Int {
-        keptStates.states.first?.version ?? store.version
+        let reach = (history.firstVersion ?? store.version + 1) - 1
+        return keptStates.states.first { $0.version >= reach }?.version ?? store.version
     }
 
     /// Runs effects on the cooperative pool; what they send comes back through `submit` as source `effect`.
