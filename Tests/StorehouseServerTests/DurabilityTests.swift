@@ -53,7 +53,8 @@ final class DurabilityTests: XCTestCase {
         }
         // One flipped byte in the middle of the records, with good records after it.
         let segment = directory + "/\(damaged.id).00000001.log"
-        var bytes = try XCTUnwrap(FileManager.default.contents(atPath: segment)).map { $0 }
+        var bytes = readFile(segment)
+        guard !bytes.isEmpty else { return XCTFail("no segment at \(segment)") }
         let end = (bytes.lastIndex { $0 != 0 } ?? 0) + 1
         bytes[end / 2] ^= 0xFF
         try Data(bytes).write(to: URL(fileURLWithPath: segment))
