@@ -57,6 +57,12 @@ final class SessionRoutesTests: XCTestCase {
         let fixture = try ServerFixture()
         let client = try fixture.client()
         XCTAssertEqual(try client.request("POST", "/sessions", body: "{kind").json["type"] as? String, "/problems/malformed-json")
+        // Whitespace alone is not a JSON text (RFC 8259 §2); only a body of no bytes means {}.
+        for blank in ["\t", " ", "\r\n"] {
+            let response = try client.request("POST", "/sessions", body: blank)
+            XCTAssertEqual(response.status, 400, "\(Array(blank.utf8))")
+            XCTAssertEqual(response.json["type"] as? String, "/problems/malformed-json")
+        }
         XCTAssertEqual(try client.request("POST", "/sessions", body: "[1]").json["type"] as? String, "/problems/invalid-body")
         XCTAssertEqual(try client.request("POST", "/sessions", body: #"{"kind":7}"#).json["type"] as? String, "/problems/invalid-body")
     }

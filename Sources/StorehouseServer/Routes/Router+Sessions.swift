@@ -7,7 +7,9 @@ extension Router {
     func createSession(_ exchange: Exchange) {
         var kindName = "counter"
         var state: JSONValue?
-        if !exchange.request.body.allSatisfy(Self.isJSONWhitespace) {
+        // Only a body of no bytes means `{}` (what `curl -X POST` sends); whitespace alone is not
+        // a JSON text (RFC 8259 §2), so it is a malformed body like any other.
+        if !exchange.request.body.isEmpty {
             let value: JSONValue
             do { value = try JSONReader.parse(exchange.request.body) } catch {
                 return exchange.send(Problem(400, "malformed-json", "the body is not JSON: \(error)"))
@@ -243,10 +245,6 @@ extension Router {
             _ = stream.write(EventFrames.end(reason: "deleted"))
             stream.finish()
         }
-    }
-
-    static func isJSONWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 }
 
