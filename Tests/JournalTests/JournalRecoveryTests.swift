@@ -227,6 +227,41 @@ final class JournalRecoveryTests: XCTestCase {
         XCTAssertEqual(fallback.session("s")?.versions, Array(5...11))
     }
 
+    func testASnapshotOrSegmentThatCannotBeReadFailsTheSessionAndTouchesNothing() throws {
+        // A read error is not damage: the file may be fine once the disk is, so recovery neither
+        // falls back to an older snapshot (which would quietly lose nothing now but hide the
+        // error) nor renames, truncates or unlinks anything.
+        for file in ["s.snap", "s.snap.prev", "s.00000002.log"] {
+            let dir = makeTempDirectory(self)
+            try makeTwoSnapshots(dir)
+            if file == "s.snap.prev" { _ = corrupt(dir + "/s.snap") }  // so that recovery reads .prev
+            do {
+                let j = try Journal(directory: dir, fsync: .always)
+                try j.createSession(id: "other", meta: [])
+                _ = appendSync(j, "other", [(1, "o1")])
+                j.close()
+            }
+            let before = contents(dir)
+            do {
+                let j = try Journal(directory: dir, fsync: .always)
+                defer { j.close() }
+                j.injectFault(.readFails(file: file))
+                let r = j.recover()
+                XCTAssertEqual(r.failures.map(\.id), ["s"], file)
+                XCTAssertTrue(r.failures.first?.reason.contains("read") ?? false, "\(file): \(r.failures)")
+                XCTAssertTrue(r.failures.first?.reason.contains(file) ?? false, "\(file): \(r.failures)")
+                XCTAssertEqual(r.session("other")?.versions, [1], "\(file): the other session recovers")
+                XCTAssertEqual(contents(dir), before, "\(file): the files are left as they were")
+            }
+            if file != "s.snap.prev" {  // once the disk reads again, so does the session
+                let (j, r) = try reopen(dir)
+                defer { j.close() }
+                XCTAssertEqual(r.session("s")?.snapshot?.version, 8, file)
+                XCTAssertEqual(r.session("s")?.versions, [9, 10], file)
+            }
+        }
+    }
+
     func testACrashBetweenTheRenamesRecoversFromThePreviousSnapshot() throws {
         let dir = makeTempDirectory(self)
         try makeTwoSnapshots(dir)

@@ -25,10 +25,10 @@ final class Disk: Sendable {
         if let gate = syncGate.withLock({ $0 }) { gate() }
     }
 
-    /// The errno an injected fault wants for `op`, consuming one use of a counted fault.
-    private func injected(_ op: JournalFault.Operation) -> Int32? {
+    /// The errno an injected fault wants for `op` on the file `name`, consuming one use of a counted fault.
+    private func injected(_ op: JournalFault.Operation, name: String? = nil) -> Int32? {
         fault.withLock { f -> Int32? in
-            guard var current = f, current.operation == op else { return nil }
+            guard var current = f, current.operation == op, current.file == nil || current.file == name else { return nil }
             if let c = current.count {
                 if c <= 1 { f = nil } else { current.count = c - 1; f = current }
             }
@@ -57,7 +57,7 @@ final class Disk: Sendable {
 
     /// Writes all of `bytes` at `offset`; a short write that cannot continue is an error.
     func write(_ fd: Int32, _ bytes: [UInt8], at offset: Int, name: String) throws(JournalError) {
-        if let e = injected(.write) { throw .io(operation: "write", path: path(name), errno: e) }
+        if let e = injected(.write, name: name) { throw .io(operation: "write", path: path(name), errno: e) }
         var done = 0
         let failure: Int32? = bytes.withUnsafeBytes { raw -> Int32? in
             guard let base = raw.baseAddress else { return nil }
@@ -77,7 +77,7 @@ final class Disk: Sendable {
 
     func dataSync(_ fd: Int32, name: String) throws(JournalError) {
         passSyncGate()
-        if let e = injected(.sync) { throw .io(operation: "fdatasync", path: path(name), errno: e) }
+        if let e = injected(.sync, name: name) { throw .io(operation: "fdatasync", path: path(name), errno: e) }
         while fdatasync(fd) != 0 {
             if errno != EINTR { throw .io(operation: "fdatasync", path: path(name), errno: errno) }
         }
@@ -129,6 +129,7 @@ final class Disk: Sendable {
 
     /// The whole file in one read, or its first `limit` bytes.
     func readAll(_ name: String, limit: Int = .max) throws(JournalError) -> [UInt8] {
+        if let e = injected(.read, name: name) { throw .io(operation: "read", path: path(name), errno: e) }
         let fd = open(path(name), O_RDONLY | O_CLOEXEC)
         if fd < 0 { throw .io(operation: "open", path: path(name), errno: errno) }
         defer { Glibc.close(fd) }
