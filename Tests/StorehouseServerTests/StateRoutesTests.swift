@@ -77,6 +77,52 @@ final class StateRoutesTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state?version=x", headers: bearer(token)).status, 400)
     }
 
+    /// Asserts that every version from the `oldestVersion` a too-old `?version=` names up to
+    /// `head` can be read, and that the oldest is within one keep interval of the window's start.
+    func assertWindowRebuilds(_ client: TestClient, _ id: String, _ token: String, head: Int, history: Int,
+                              file: StaticString = #filePath, line: UInt = #line) throws {
+        let old = try client.request("GET", "/sessions/\(id)/state?version=1", headers: bearer(token))
+        XCTAssertEqual(old.status, 404, old.text, file: file, line: line)
+        let oldest = try XCTUnwrap(old.json["oldestVersion"] as? Int, old.text, file: file, line: line)
+        XCTAssertLessThanOrEqual(oldest, head - history + history / 10, "versions inside the window are lost", file: file, line: line)
+        for version in oldest...head {
+            let answer = try client.request("GET", "/sessions/\(id)/state?version=\(version)", headers: bearer(token))
+            XCTAssertEqual((answer.json["state"] as? [String: Any])?["count"] as? Int, version, answer.text, file: file, line: line)
+        }
+    }
+
+    func testTimeTravelInsideBatchesOnceTheWindowPassedTheirStart() throws {
+        // --history 50 keeps a state every 5 versions; a batch of 50 used to keep only its last.
+        let fixture = try ServerFixture { $0.history = 50 }
+        let (id, token) = try fixture.createSession()
+        let client = try fixture.client()
+        let batch = "[" + Array(repeating: #"{"type":"counter/incrTapped"}"#, count: 50).joined(separator: ",") + "]"
+        for body in [batch, batch, #"{"type":"counter/incrTapped"}"#] {
+            XCTAssertEqual(try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: body).status, 200)
+        }
+        try assertWindowRebuilds(client, id, token, head: 101, history: 50)
+    }
+
+    func testTimeTravelAfterARestartWithMoreRecordsThanTheWindow() throws {
+        // A journal snapshot comes every --history versions, so recovery replays more records than
+        // the window holds; the states on the way are kept as they were before the restart.
+        let directory = temporaryDirectory()
+        var id = "", token = ""
+        do {
+            let fixture = try ServerFixture { $0.history = 50; $0.inMemory = false; $0.dataDirectory = directory }
+            (id, token) = try fixture.createSession()
+            let client = try fixture.client()
+            for _ in 0..<120 {
+                XCTAssertEqual(try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token),
+                                                  body: #"{"type":"counter/incrTapped"}"#).status, 200)
+            }
+            try assertWindowRebuilds(client, id, token, head: 120, history: 50)
+            fixture.server.shutdown()
+        }
+        let fixture = try ServerFixture { $0.history = 50; $0.inMemory = false; $0.dataDirectory = directory }
+        try assertWindowRebuilds(try fixture.client(), id, token, head: 120, history: 50)
+    }
+
     func testActionLogPagesWithSinceLimitAndNext() throws {
         let fixture = try ServerFixture()
         let (id, token) = try fixture.createSession()

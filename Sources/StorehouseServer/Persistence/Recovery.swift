@@ -102,7 +102,23 @@ enum Recovery {
             records.append(action)
             if let mark { marks.append((record.version, mark)) }
         }
-        let changes = records.isEmpty ? [] : try store.apply(records)
+        // Applied in runs that end at `keepEvery` points, whose states are kept as they would
+        // have been live: without them, once the records outnumber `--history`, the window starts
+        // after the base and none of its versions but the head could be rebuilt.
+        var changes: [Change] = []
+        var keptAlong: [(version: Int, bytes: [UInt8])] = []
+        let head = version + records.count
+        var start = 0
+        while start < records.count {
+            let point = ((version + start) / context.keepEvery + 1) * context.keepEvery
+            let end = min(records.count, point - version)
+            changes += try store.apply(Array(records[start..<end]))
+            // Only points the window (`--history` back from the head) can start from are kept.
+            if end < records.count, point >= head - context.history - context.keepEvery {
+                keptAlong.append((point, store.encodeState()))
+            }
+            start = end
+        }
         _ = store.takePendingEffects()
         if let last = records.last { updatedAt = max(updatedAt, last.at) }
         for (lastVersion, mark) in marks {
@@ -111,7 +127,8 @@ enum Recovery {
                                                response: nil, durable: true))
         }
         let session = Session(id: meta.id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context)
-        session.restore(changes: changes, baseVersion: version, baseState: state, updatedAt: updatedAt, idempotency: idempotency)
+        session.restore(changes: changes, baseVersion: version, baseState: state, keptAlong: keptAlong,
+                        updatedAt: updatedAt, idempotency: idempotency)
         return session
     }
 }
@@ -124,7 +141,9 @@ extension Session {
     }
 
     /// Installs what recovery replayed: the history after the snapshot and the idempotency window.
-    func restore(changes: [Change], baseVersion: Int, baseState: JSONValue?, updatedAt: Int64, idempotency: IdempotencyCache) {
+    /// `keptAlong`: states at versions between the base and the head, in order, kept on the way.
+    func restore(changes: [Change], baseVersion: Int, baseState: JSONValue?, keptAlong: [(version: Int, bytes: [UInt8])] = [],
+                 updatedAt: Int64, idempotency: IdempotencyCache) {
         lock.withLock {
             journalSnapshotVersion = baseVersion
             for change in changes { history.append(.init(version: change.version, record: change.action, patch: change.patch)) }
@@ -141,6 +160,11 @@ extension Session {
                 if let start = history.versionToDropThrough(toFit: context.historyBytes), start > baseVersion, start < store.version,
                    let plan = try? replayPlanLocked(to: start), let rebuilt = try? replay(plan) {
                     keptStates.add(version: start, bytes: rebuilt.encodeState())
+                }
+                // After the states above (adding a state drops the newer ones), in order.
+                let newest = keptStates.states.last?.version ?? baseVersion
+                for kept in keptAlong where kept.version > newest && kept.version < store.version {
+                    keptStates.add(version: kept.version, bytes: kept.bytes)
                 }
                 keptStates.add(version: store.version, bytes: store.encodeState())
             }

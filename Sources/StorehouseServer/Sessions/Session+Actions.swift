@@ -220,11 +220,34 @@ extension Session {
     /// rollback; with large actions also every half `historyBytes`, so what a rollback must
     /// replay (and `trimHistoryLocked` must keep) stays within the byte budget.
     private func keepStateIfDueLocked(from first: Int, to last: Int) {
+        keepStatesInsideBatchLocked(from: first, to: last)
         let dueByCount = last / context.keepEvery > (first - 1) / context.keepEvery
         guard dueByCount || bytesSinceKeptState >= context.historyBytes / 2 else { return }
         let (version, state) = currentStateLocked()
         keptStates.add(version: version, bytes: state, keepingBaseOf: durableVersion)
         bytesSinceKeptState = 0
+    }
+
+    /// A batch that passes `keepEvery` points before its last version keeps the states at those
+    /// points too, rebuilt by replaying it: without them, once the history moves past the state
+    /// kept before a large batch, no version inside the batch could be rebuilt.
+    private func keepStatesInsideBatchLocked(from first: Int, to last: Int) {
+        var point = ((first - 1) / context.keepEvery + 1) * context.keepEvery
+        guard point < last, let plan = try? replayPlanLocked(to: first - 1), let rebuilt = try? replay(plan) else { return }
+        var at = first - 1
+        while point < last {
+            let entries = history.entries((at + 1)...point)
+            guard entries.count == point - at else { return }
+            do {
+                _ = try rebuilt.apply(entries.map(\.record))
+                _ = rebuilt.takePendingEffects()
+            } catch {
+                return
+            }
+            keptStates.add(version: point, bytes: rebuilt.encodeState(), keepingBaseOf: durableVersion)
+            at = point
+            point += context.keepEvery
+        }
     }
 
     /// Past `historyBytes` the oldest actions leave the window. The cut moves up to a kept state,
