@@ -47,7 +47,8 @@ public final class HTTPServer: Sendable {
                 do throws(HTTPServerError) {
                     var fd: Int32 = -1
                     if index == 0 || configuration.reusePortListeners {
-                        let (listener, bound) = try Sys.makeListener(host: configuration.host, port: port, backlog: configuration.backlog)
+                        let (listener, bound) = try Sys.makeListener(host: configuration.host, port: port, backlog: configuration.backlog,
+                                                                      exclusive: index == 0)
                         fd = listener
                         port = bound
                     }

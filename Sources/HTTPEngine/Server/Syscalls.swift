@@ -28,8 +28,9 @@ enum Sys {
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     }
 
-    /// A non-blocking listening socket with SO_REUSEPORT, so each loop can own one.
-    static func makeListener(host: String, port: Int, backlog: Int) throws(HTTPServerError) -> (fd: Int32, port: Int) {
+    /// A non-blocking TCP socket bound to `host:port` (SO_REUSEADDR, so connections of an
+    /// earlier run in TIME_WAIT do not hold the port).
+    private static func boundSocket(host: String, port: Int, reusePort: Bool) throws(HTTPServerError) -> Int32 {
         var addr6 = in6_addr()
         var addr4 = in_addr()
         let host = host == "localhost" ? "127.0.0.1" : host
@@ -41,7 +42,7 @@ enum Sys {
         guard fd >= 0 else { throw .system("socket", errno) }
         var one: Int32 = 1
         _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
+        if reusePort { _ = setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size)) }
         var rc: Int32
         if isV6 {
             var sa = sockaddr_in6()
@@ -57,10 +58,25 @@ enum Sys {
             rc = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         }
         guard rc == 0 else { let e = errno; _ = close(fd); throw .system("bind", e) }
+        return fd
+    }
+
+    /// A non-blocking listening socket with SO_REUSEPORT, so each loop can own one.
+    ///
+    /// SO_REUSEPORT would also let a second process of the same user join the group on a port
+    /// already in use, and take a share of its connections without either noticing. So the first
+    /// listener on a fixed port (`exclusive`) is preceded by a probe bound without SO_REUSEPORT,
+    /// which fails with EADDRINUSE while anything listens there.
+    static func makeListener(host: String, port: Int, backlog: Int, exclusive: Bool = false) throws(HTTPServerError) -> (fd: Int32, port: Int) {
+        if exclusive && port != 0 {
+            _ = close(try boundSocket(host: host, port: port, reusePort: false))
+        }
+        let fd = try boundSocket(host: host, port: port, reusePort: true)
         guard listen(fd, Int32(backlog)) == 0 else { let e = errno; _ = close(fd); throw .system("listen", e) }
         var storage = sockaddr_storage()
         var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
         _ = withUnsafeMutablePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        let isV6 = storage.ss_family == sa_family_t(AF_INET6)
         let boundPort: UInt16 = withUnsafePointer(to: &storage) { p in
             isV6 ? p.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
                  : p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
