@@ -72,6 +72,11 @@ final class TasksKindTests: XCTestCase {
         XCTAssertEqual(error(#"{"tasks":{"byId":{"5":{"id":5,"title":"a","done":false}},"allIds":[5]},"favoriteIds":[],"nextId":5}"#),
                        "/nextId: must be greater than every task id")
         XCTAssertEqual(error(#"{"tasks":{"byId":{},"allIds":[]},"favoriteIds":[]}"#), "/nextId: missing")
+        // add() would hand out id 0 or -5, whose key the schema does not allow.
+        XCTAssertEqual(error(#"{"tasks":{"byId":{},"allIds":[]},"favoriteIds":[],"nextId":-5}"#), "/nextId: must be at least 1")
+        XCTAssertEqual(error(#"{"tasks":{"byId":{},"allIds":[]},"favoriteIds":[],"nextId":0}"#), "/nextId: must be at least 1")
+        XCTAssertEqual(error(#"{"tasks":{"byId":{"-3":{"id":-3,"title":"a","done":false}},"allIds":[-3]},"favoriteIds":[],"nextId":1}"#),
+                       "/tasks/byId/-3: a task id is never negative")
     }
 
     func testRestoredStateSerializesInCanonicalOrder() throws {
