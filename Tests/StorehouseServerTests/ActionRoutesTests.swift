@@ -96,6 +96,13 @@ final class ActionRoutesTests: XCTestCase {
         XCTAssertEqual(mismatch.json["currentVersion"] as? Int, 0)
         XCTAssertEqual(try post(#"{"type":"counter/incrTapped"}"#, headers: ["If-Match": "\"0\""]).status, 200)
         XCTAssertEqual(try post(#"{"type":"counter/incrTapped"}"#, headers: ["If-Match": "W/\"1\""]).status, 412, "If-Match compares strongly")
+        // Two field lines of a list-based field are one list (RFC 9110 §5.3): "9" or "1" matches.
+        let body = #"{"type":"counter/incrTapped"}"#
+        try client.sendRaw("POST /sessions/\(id)/actions HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n"
+                           + "If-Match: \"9\"\r\nIf-Match: \"1\"\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        let combined = try client.readResponse(method: "POST")
+        XCTAssertEqual(combined.status, 200, combined.text)
+        XCTAssertEqual(combined.header("ETag"), "\"2\"")
     }
 
     func testIdempotencyKeyReplaysTheFirstAnswer() throws {

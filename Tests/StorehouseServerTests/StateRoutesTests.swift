@@ -18,6 +18,10 @@ final class StateRoutesTests: XCTestCase {
         let stale = try client.request("GET", "/sessions/\(id)/state", headers: bearer(token).merging(["If-None-Match": "\"0\""]) { $1 })
         XCTAssertEqual(stale.status, 200)
         XCTAssertEqual(stale.header("ETag"), "\"1\"")
+        // Two field lines are one list (RFC 9110 §5.3): "0" or "1" names the current version.
+        try client.sendRaw("GET /sessions/\(id)/state HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n"
+                           + "If-None-Match: \"0\"\r\nIf-None-Match: \"1\"\r\n\r\n")
+        XCTAssertEqual(try client.readResponse().status, 304)
     }
 
     func testJSONPointerPathWithEscapes() throws {

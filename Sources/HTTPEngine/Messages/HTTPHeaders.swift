@@ -33,6 +33,16 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         fields.filter { HTTPHeaders.equalsIgnoringCase($0.name, name) }.map(\.value)
     }
 
+    /// The values of a list-based field (RFC 9110 §5.3) as one line: every field line of that
+    /// name joined with ", ", which is what they mean together; nil when there is none.
+    public func combined(_ name: String) -> String? {
+        var result: String?
+        for field in fields where HTTPHeaders.equalsIgnoringCase(field.name, name) {
+            result = result.map { $0 + ", " + field.value } ?? field.value
+        }
+        return result
+    }
+
     /// Appends a field; earlier fields of the same name stay.
     public mutating func add(_ name: String, _ value: String) {
         fields.append((name: name, value: value))

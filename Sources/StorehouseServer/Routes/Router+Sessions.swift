@@ -71,7 +71,7 @@ extension Router {
             pointerText = text
         }
 
-        if version == nil, let field = exchange.request.headers["If-None-Match"], let tags = EntityTag.parseList(field) {
+        if version == nil, let field = exchange.request.headers.combined("If-None-Match"), let tags = EntityTag.parseList(field) {
             let current = session.version
             if EntityTag.ifNoneMatch(tags, version: current) {
                 var headers = HTTPHeaders()
@@ -147,7 +147,7 @@ extension Router {
         }
 
         var ifMatch: [EntityTag]?
-        if let field = request.headers["If-Match"] {
+        if let field = request.headers.combined("If-Match") {
             // An If-Match that is not an entity-tag list can match nothing (RFC 9110 §13.1.1).
             ifMatch = EntityTag.parseList(field) ?? []
         }
