@@ -176,6 +176,12 @@ final class ActionRoutesTests: XCTestCase {
         XCTAssertEqual(patch.last?["path"] as? String, "/count")
         XCTAssertEqual(patch.last?["value"] as? Int, 2)
         XCTAssertNil(response.json["state"])
+        // RFC 7240 §2: the value may be quoted, with spaces around "=", among other preferences.
+        for field in [#"return="minimal""#, "respond-async, return = minimal; x=1", "RETURN=minimal"] {
+            let answer = try post(#"{"type":"counter/incrTapped"}"#, headers: ["Prefer": field])
+            XCTAssertNotNil(answer.json["patch"], "\(field): \(answer.text)")
+        }
+        XCTAssertNotNil(try post(#"{"type":"counter/incrTapped"}"#, headers: ["Prefer": "return=representation"]).json["state"])
     }
 
     func testBodyOverTheLimitIs413() throws {

@@ -159,8 +159,15 @@ extension Router {
             idempotency = (key, SHA256.hash(request.body))
         }
         let minimal = request.headers.values("Prefer").contains { field in
-            // RFC 7240 §2: a list of preferences, each token[=value] with parameters after ';'.
-            field.split(separator: ",").contains { $0.split(separator: ";").first.map { $0.trimmingSpaces().lowercased() } == "return=minimal" }
+            // RFC 7240 §2: a list of preferences, each token [BWS "=" BWS word] with parameters
+            // after ';', where a word is a token or a quoted-string.
+            field.split(separator: ",").contains { preference in
+                let nameAndValue = (preference.split(separator: ";").first ?? "").split(separator: "=", maxSplits: 1)
+                guard nameAndValue.count == 2, nameAndValue[0].trimmingSpaces().lowercased() == "return" else { return false }
+                var value = nameAndValue[1].trimmingSpaces()
+                if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+                return value.lowercased() == "minimal"
+            }
         }
         session.submit(ActionSubmission(records: records, ifMatch: ifMatch, idempotency: idempotency, minimal: minimal)) { response in
             exchange.send(response)
