@@ -79,6 +79,10 @@ final class StateRoutesTests: XCTestCase {
             XCTAssertEqual((answer.json["state"] as? [String: Any])?["count"] as? Int, version, answer.text)
         }
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state?version=x", headers: bearer(token)).status, 400)
+        // Digits only: what Int("+1") or Int("-0") would take is not a version.
+        for target in ["state?version=%2B40", "state?version=-0", "state?version=%2040", "actions?since=%2B1", "actions?limit=-0"] {
+            XCTAssertEqual(try client.request("GET", "/sessions/\(id)/\(target)", headers: bearer(token)).status, 400, target)
+        }
     }
 
     /// Asserts that every version from the `oldestVersion` a too-old `?version=` names up to

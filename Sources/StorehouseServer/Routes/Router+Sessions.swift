@@ -57,7 +57,7 @@ extension Router {
         let query = exchange.request.queryItems()
         var version: Int?
         if let text = query.first(where: { $0.name == "version" })?.value {
-            guard let parsed = Int(text), parsed >= 0 else {
+            guard let parsed = Self.decimal(text) else {
                 return exchange.send(Problem(400, "invalid-query", "version must be a non-negative integer, got '\(text)'"))
             }
             version = parsed
@@ -120,13 +120,13 @@ extension Router {
         var since: Int?
         var limit = 100
         if let text = query.first(where: { $0.name == "since" })?.value {
-            guard let value = Int(text), value >= 0 else {
+            guard let value = Self.decimal(text) else {
                 return exchange.send(Problem(400, "invalid-query", "since must be a non-negative integer, got '\(text)'"))
             }
             since = value
         }
         if let text = query.first(where: { $0.name == "limit" })?.value {
-            guard let value = Int(text), value >= 1 else {
+            guard let value = Self.decimal(text), value >= 1 else {
                 return exchange.send(Problem(400, "invalid-query", "limit must be an integer of at least 1, got '\(text)'"))
             }
             limit = min(value, 1_000)
@@ -230,12 +230,12 @@ extension Router {
         let request = exchange.request
         var resumeAfter: Int?
         if let text = request.queryItems().first(where: { $0.name == "since" })?.value {
-            guard let value = Int(text), value >= 0 else {
+            guard let value = Self.decimal(text) else {
                 return exchange.send(Problem(400, "invalid-query", "since must be a non-negative integer, got '\(text)'"))
             }
             resumeAfter = value
         }
-        if let text = request.headers["Last-Event-ID"], let value = Int(text.trimmingSpacesAround()), value >= 0 {
+        if let text = request.headers["Last-Event-ID"], let value = Self.decimal(text.trimmingSpacesAround()) {
             // WHATWG HTML §9.2.4: the header carries the last id the client saw; it wins over ?since.
             resumeAfter = value
         }
@@ -252,6 +252,15 @@ extension Router {
             _ = stream.write(EventFrames.end(reason: "deleted"))
             stream.finish()
         }
+    }
+}
+
+extension Router {
+    /// A version, count or event id as the API writes them: decimal digits only, so `+1`, `-0`
+    /// and ` 1` are refused rather than read as numbers; nil also past `Int.max`.
+    static func decimal(_ text: String) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return Int(text)
     }
 }
 
