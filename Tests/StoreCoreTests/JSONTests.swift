@@ -64,6 +64,32 @@ final class JSONTests: XCTestCase {
         XCTAssertEqual(doc.value(at: try JSONPointer("")), doc)
     }
 
+    func testLocateAnswersTheBytesThatStandThere() throws {
+        let text = #"{ "z": 1, "b" : [10, {"y":"]}\"{","a":[]}, -2.5e3 ], "a\"b":true, "e\u0301": null, "":{"a/b":{}} }"#
+        let bytes = Array(text.utf8)
+        func at(_ pointer: String) throws -> String? {
+            JSONPointer.locate(try JSONPointer(pointer).tokens[...], in: bytes).map { String(decoding: bytes[$0], as: UTF8.self) }
+        }
+        XCTAssertEqual(try at(""), text.trimmingCharacters(in: .whitespaces))
+        XCTAssertEqual(try at("/b/1"), #"{"y":"]}\"{","a":[]}"#, "key order and spelling as written, not sorted")
+        XCTAssertEqual(try at("/b/1/a"), "[]")
+        XCTAssertEqual(try at("/b/2"), "-2.5e3", "a number's own spelling")
+        XCTAssertEqual(try at("/a\"b"), "true", "an escaped key")
+        XCTAssertEqual(try at("/e\u{301}"), "null", "a \\u escape in a key")
+        XCTAssertEqual(try at("//a~1b"), "{}")
+        for missing in ["/x", "/b/3", "/b/01", "/b/-", "/z/0", "/b/1/y/0", "/b/x"] { XCTAssertNil(try at(missing), missing) }
+        // Whatever comes in, an answer or nil: never a trap.
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let cut = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &rng)))
+            for pointer in ["/b/1/a", "/b/2", "//a~1b"] {
+                if let range = JSONPointer.locate(try JSONPointer(pointer).tokens[...], in: cut) {
+                    XCTAssertTrue(range.lowerBound >= 0 && range.upperBound <= cut.count)
+                }
+            }
+        }
+    }
+
     /// The examples of RFC 6902 appendix A.
     func testPointerSplitsOnScalarsNotGraphemes() throws {
         // "/" + U+0301 is one Character but two scalars: still a separator, then a token "\u{301}".

@@ -89,7 +89,8 @@ final class TasksKindTests: XCTestCase {
 }
 
 final class TasksPointerTests: XCTestCase {
-    /// Pointer lookups answer exactly what encoding the whole state and walking it would.
+    /// Pointer lookups answer exactly the bytes that stand at the pointer in the whole state's
+    /// encoding (same key order), and the value that walking the parsed state finds.
     func testPointerLookupsAgreeWithTheWholeState() throws {
         let kind = try XCTUnwrap(KindRegistry.kind(named: "tasks"))
         let store = try kind.makeStore(state: nil, version: 0, environment: .immediate)
@@ -100,6 +101,7 @@ final class TasksPointerTests: XCTestCase {
         }
         _ = try store.apply([ActionRecord(type: "tasks/favorite", payload: .object(["id": .int(2)]), at: 0, source: .client)])
         let whole = store.stateValue()
+        let bytes = store.encodeState()
         var pointers = ["", "/tasks", "/tasks/byId", "/tasks/allIds", "/favoriteIds", "/favoriteIds/0", "/favoriteIds/1", "/nextId",
                         "/nextId/x", "/nope", "/tasks/nope", "/tasks/byId/x", "/tasks/byId/3", "/tasks/byId/03", "/tasks/allIds/-",
                         "/tasks/allIds/01", "/tasks/allIds/34", "/tasks/allIds/0/x", "/tasks/byId/2/title/x"]
@@ -107,7 +109,9 @@ final class TasksPointerTests: XCTestCase {
         for i in 0...36 { pointers.append("/tasks/allIds/\(i)") }
         for p in pointers {
             let pointer = try JSONPointer(p)
-            XCTAssertEqual(store.stateValue(at: pointer), whole.value(at: pointer), p)
+            let answer = store.encodedState(at: pointer)
+            XCTAssertEqual(answer, JSONPointer.locate(pointer.tokens[...], in: bytes).map { Array(bytes[$0]) }, p)
+            XCTAssertEqual(answer.flatMap { try? JSONReader.parse($0) }, whole.value(at: pointer), p)
         }
     }
 }

@@ -43,6 +43,27 @@ final class StateRoutesTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/sessions/\(tasks.id)/state?path=tasks", headers: bearer(tasks.token)).status, 400)
     }
 
+    func testAPathAnswersTheBytesOfTheWholeStateInItsKeyOrder() throws {
+        // API.md: the same state always serializes to the same bytes, whole or in part.
+        let fixture = try ServerFixture()
+        let client = try fixture.client()
+        let (id, token) = try fixture.createSession(#"{"kind":"tasks"}"#)
+        for title in ["one", "two"] {
+            _ = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"tasks/add","payload":{"title":"\#(title)"}}"#)
+        }
+        let whole = try client.request("GET", "/sessions/\(id)/state", headers: bearer(token)).text
+        let state = String(whole.drop { $0 != "{" }.dropFirst().drop { $0 != "{" }.dropLast())
+        XCTAssertTrue(state.hasPrefix(#"{"tasks":{"byId":{"1":{"id":1,"title":"one","done":false}"#), state)
+        for (path, version) in [("", ""), ("", "&version=2"), ("/tasks", ""), ("/tasks/byId/1", ""), ("/tasks/byId/2", "&version=2")] {
+            let answer = try client.request("GET", "/sessions/\(id)/state?path=\(path)\(version)", headers: bearer(token))
+            XCTAssertEqual(answer.status, 200, answer.text)
+            let value = String(answer.text.drop { $0 != "{" }.dropFirst().components(separatedBy: #""value":"#).last?.dropLast() ?? "")
+            XCTAssertTrue(state.contains(value), "\(path)\(version): \(value) is not a part of \(state)")
+        }
+        let one = try client.request("GET", "/sessions/\(id)/state?path=/tasks/byId/1", headers: bearer(token))
+        XCTAssertEqual(one.text, #"{"version":2,"path":"/tasks/byId/1","value":{"id":1,"title":"one","done":false}}"#)
+    }
+
     func testPointerEscapesTildeZeroAndOne() throws {
         let fixture = try ServerFixture()
         let (id, token) = try fixture.createSession(#"{"kind":"tasks"}"#)

@@ -8,9 +8,10 @@ public protocol AnyStore: AnyObject {
     func encodeState(into bytes: inout [UInt8])
     /// The state as a value.
     func stateValue() -> JSONValue
-    /// The value at an RFC 6901 pointer in the state, nil when there is none (for `?path=`);
-    /// cost proportional to the answer for entity tables, not to the whole state.
-    func stateValue(at pointer: JSONPointer) -> JSONValue?
+    /// The bytes of the value at an RFC 6901 pointer in the state, as they stand in
+    /// `encodeState()`, nil when there is none (for `?path=`); cost proportional to the answer
+    /// for entity tables, not to the whole state.
+    func encodedState(at pointer: JSONPointer) -> [UInt8]?
     /// Applies in order, all or none (state untouched on error); version +1 per action.
     /// Internal (effect-only) types are refused when `record.source == .client`.
     func apply(_ actions: [ActionRecord]) throws(BatchError) -> [Change]
@@ -31,8 +32,9 @@ extension AnyStore {
     }
 
     /// For conformers that cannot do better: the whole state, then the pointer.
-    public func stateValue(at pointer: JSONPointer) -> JSONValue? {
-        stateValue().value(at: pointer)
+    public func encodedState(at pointer: JSONPointer) -> [UInt8]? {
+        let bytes = encodeState()
+        return JSONPointer.locate(pointer.tokens[...], in: bytes).map { Array(bytes[$0]) }
     }
 }
 

@@ -44,7 +44,7 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
 
     @inlinable public func stateValue() -> JSONValue { _state.jsonValue() }
 
-    @inlinable public func stateValue(at pointer: JSONPointer) -> JSONValue? { _state.jsonValue(at: pointer.tokens[...]) }
+    @inlinable public func encodedState(at pointer: JSONPointer) -> [UInt8]? { _state.encodedValue(at: pointer.tokens[...]) }
 
     /// Decodes a record into the kind's action, refusing effect-only types from clients.
     @inlinable
@@ -161,7 +161,7 @@ public final class ErasedStore: AnyStore {
     @usableFromInline let _encodeState: () -> [UInt8]
     @usableFromInline let _encodeStateInto: (inout [UInt8]) -> Void
     @usableFromInline let _stateValue: () -> JSONValue
-    @usableFromInline let _stateValueAt: (JSONPointer) -> JSONValue?
+    @usableFromInline let _encodedStateAt: (JSONPointer) -> [UInt8]?
     @usableFromInline let _apply: ([ActionRecord]) throws(BatchError) -> [Change]
     @usableFromInline let _takePendingEffects: () -> [PendingEffect]
     @usableFromInline let _interruptedEffects: () -> [PendingEffect]
@@ -173,7 +173,7 @@ public final class ErasedStore: AnyStore {
         _encodeState = { store.encodeState() }
         _encodeStateInto = { store.encodeState(into: &$0) }
         _stateValue = { store.stateValue() }
-        _stateValueAt = { store.stateValue(at: $0) }
+        _encodedStateAt = { store.encodedState(at: $0) }
         _apply = { (records) throws(BatchError) -> [Change] in try store.apply(records) }
         _takePendingEffects = { store.takePendingEffects() }
         _interruptedEffects = {
@@ -187,7 +187,7 @@ public final class ErasedStore: AnyStore {
     public func encodeState() -> [UInt8] { _encodeState() }
     public func encodeState(into bytes: inout [UInt8]) { _encodeStateInto(&bytes) }
     public func stateValue() -> JSONValue { _stateValue() }
-    public func stateValue(at pointer: JSONPointer) -> JSONValue? { _stateValueAt(pointer) }
+    public func encodedState(at pointer: JSONPointer) -> [UInt8]? { _encodedStateAt(pointer) }
     public func apply(_ actions: [ActionRecord]) throws(BatchError) -> [Change] { try _apply(actions) }
     public func takePendingEffects() -> [PendingEffect] { _takePendingEffects() }
     public func interruptedEffects() -> [PendingEffect] { _interruptedEffects() }

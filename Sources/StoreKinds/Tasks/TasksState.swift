@@ -44,12 +44,12 @@ public struct TasksState: StoreState, Equatable, Encodable {
     }
 
     /// `/tasks/...` is answered by the table (one entity, not a million); the rest is small.
-    public func jsonValue(at tokens: ArraySlice<String>) -> JSONValue? {
-        guard let first = tokens.first else { return jsonValue() }
-        switch first {
-        case "tasks": return tasks.jsonValue(at: tokens.dropFirst())
-        case "favoriteIds": return favoriteIds.jsonValue().value(at: JSONPointer(tokens: Array(tokens.dropFirst())))
-        case "nextId": return tokens.count == 1 ? .int(nextId) : nil
+    public func encodedValue(at tokens: ArraySlice<String>) -> [UInt8]? {
+        switch tokens.first {
+        case nil: return jsonBytes()
+        case "tasks"?: return tasks.encodedValue(at: tokens.dropFirst())
+        case "favoriteIds"?: return JSONPointer.encodedValue(of: favoriteIds, at: tokens.dropFirst())
+        case "nextId"?: return tokens.count == 1 ? nextId.jsonBytes() : nil
         default: return nil
         }
     }

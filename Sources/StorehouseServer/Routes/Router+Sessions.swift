@@ -96,20 +96,21 @@ extension Router {
             return exchange.send(pointerAnswer(version: current, path: pointerText, value: value))
         }
         if let pointer {
-            guard let state = try? JSONReader.parse(stateBytes, maxDepth: 10_000), let value = state.value(at: pointer) else {
+            guard let range = JSONPointer.locate(pointer.tokens[...], in: stateBytes) else {
                 return exchange.send(Problem(404, "path-not-found", "nothing is at '\(pointerText)' in the state at version \(answeredVersion)"))
             }
-            return exchange.send(pointerAnswer(version: answeredVersion, path: pointerText, value: value))
+            return exchange.send(pointerAnswer(version: answeredVersion, path: pointerText, value: stateBytes[range]))
         }
         exchange.send(JSONAnswer.state(version: answeredVersion, state: stateBytes))
     }
 
-    private func pointerAnswer(version: Int, path: String, value: JSONValue) -> HTTPResponse {
+    /// `{"version","path","value"}`, the value's bytes as they stand in the state's encoding.
+    private func pointerAnswer(version: Int, path: String, value: some Collection<UInt8>) -> HTTPResponse {
         var out: [UInt8] = []
         out += Array(#"{"version":\#(version),"path":"#.utf8)
         out += JSONValue.string(path).encoded()
         out += Array(#","value":"#.utf8)
-        out += value.encoded()
+        out += value
         out.append(UInt8(ascii: "}"))
         return JSONAnswer.ok(out, etagVersion: version)
     }

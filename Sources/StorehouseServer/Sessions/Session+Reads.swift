@@ -25,9 +25,9 @@ extension Session {
         return try replayPlanLocked(to: version)
     }
 
-    /// The value at an RFC 6901 pointer in the head state.
-    func value(at pointer: JSONPointer) -> (version: Int, value: JSONValue?) {
-        lock.withLock { (store.version, store.stateValue(at: pointer)) }
+    /// The bytes of the value at an RFC 6901 pointer in the head state, as in its encoding.
+    func value(at pointer: JSONPointer) -> (version: Int, value: [UInt8]?) {
+        lock.withLock { (store.version, store.encodedState(at: pointer)) }
     }
 
     /// One page of the action log: `{"actions":[…],"next":V|null}`.
