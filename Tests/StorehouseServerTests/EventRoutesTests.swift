@@ -99,7 +99,8 @@ final class EventRoutesTests: XCTestCase {
         let (id, token) = try fixture.createSession()
         let client = try fixture.client()
         for _ in 0..<10 { try post(client, id, token) }
-        for lastSeen in ["1", "99"] {
+        // "+9" is no event id the server sent (digits only): not read as 9, which would resume.
+        for lastSeen in ["1", "99", "+9"] {
             let events = try fixture.client()
             _ = try events.openEvents("/sessions/\(id)/events", headers: bearer(token).merging(["Last-Event-ID": lastSeen]) { $1 })
             _ = try events.nextEvent()

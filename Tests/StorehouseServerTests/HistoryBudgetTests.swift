@@ -92,6 +92,27 @@ final class HistoryBudgetTests: XCTestCase {
         XCTAssertTrue(isWindow(kept, endingAt: 31), "\(kept)")
     }
 
+    func testARefusedBatchAsLongAsTheHistoryRollsBack() throws {
+        // --history 50 keeps a state every 5 versions; at 51 the newest is at 50. A refused batch
+        // of 50 pushes 51 out of the ring, so the rollback needs a state kept at 51 beforehand.
+        let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = temporaryDirectory(); $0.history = 50 }
+        let client = try fixture.client()
+        let (id, token) = try fixture.createSession()
+        let one = #"{"type":"counter/incrTapped"}"#
+        let batch = "[" + Array(repeating: one, count: 50).joined(separator: ",") + "]"
+        try post(client, id, token, batch)
+        try post(client, id, token, one)
+        let journal = try XCTUnwrap(fixture.server.journal)
+        journal.injectFault(.diskFull(count: 1))
+        let refused = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: batch)
+        XCTAssertEqual(refused.status, 503, refused.text)
+        let state = try client.request("GET", "/sessions/\(id)/state", headers: bearer(token))
+        XCTAssertEqual(state.json["version"] as? Int, 51, "nothing of the refused batch stays")
+        XCTAssertEqual((state.json["state"] as? [String: Any])?["count"] as? Int, 51)
+        try post(client, id, token, one)
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state", headers: bearer(token)).json["version"] as? Int, 52)
+    }
+
     func testAWindowFullOfAppendsInFlightStillRollsBackToTheDurableVersion() throws {
         let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = temporaryDirectory(); $0.historyBytes = self.budget }
         let client = try fixture.client()

@@ -107,15 +107,20 @@ enum Recovery {
         // after the base and none of its versions but the head could be rebuilt.
         var changes: [Change] = []
         var keptAlong: [(version: Int, bytes: [UInt8])] = []
+        var keptBytes = 0
         let head = version + records.count
         var start = 0
         while start < records.count {
             let point = ((version + start) / context.keepEvery + 1) * context.keepEvery
             let end = min(records.count, point - version)
             changes += try store.apply(Array(records[start..<end]))
-            // Only points the window (`--history` back from the head) can start from are kept.
+            // Only points the window (`--history` back from the head) can start from are kept,
+            // and no more of them than the kept states' budget holds (the session keeps no more).
             if end < records.count, point >= head - context.history - context.keepEvery {
-                keptAlong.append((point, store.encodeState()))
+                let bytes = store.encodeState()
+                keptAlong.append((point, bytes))
+                keptBytes += bytes.count
+                while keptBytes > context.keptStateBudget, keptAlong.count > 1 { keptBytes -= keptAlong.removeFirst().bytes.count }
             }
             start = end
         }

@@ -7,12 +7,19 @@ struct KeptStates {
 
     init(byteBudget: Int) { self.byteBudget = byteBudget }
 
-    /// Keeps `bytes` as the state at `version`; past the budget the oldest states go, but never
-    /// the newest one (a state too big for the budget is still the only way back) nor the one a
-    /// rollback to `durable` starts from.
+    /// Keeps `bytes` as the state at `version`, the newest from now on (newer ones go); past the
+    /// budget the oldest states go, but never the newest one (a state too big for the budget is
+    /// still the only way back) nor the one a rollback to `durable` starts from.
     mutating func add(version: Int, bytes: [UInt8], keepingBaseOf durable: Int? = nil) {
         states.removeAll { $0.version >= version }
-        states.append((version, bytes))
+        insert(version: version, bytes: bytes, keepingBaseOf: durable)
+    }
+
+    /// Keeps `bytes` as the state at `version` among the others, newer ones included; the budget
+    /// as in `add`.
+    mutating func insert(version: Int, bytes: [UInt8], keepingBaseOf durable: Int? = nil) {
+        states.removeAll { $0.version == version }
+        states.insert((version, bytes), at: states.firstIndex { $0.version > version } ?? states.endIndex)
         totalBytes = states.reduce(0) { $0 + $1.bytes.count }
         let base = durable.flatMap { d in states.last { $0.version <= d }?.version }
         while totalBytes > byteBudget,

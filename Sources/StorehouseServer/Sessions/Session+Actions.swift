@@ -71,6 +71,7 @@ extension Session {
         var records = submission.records
         // Written only when it changes: a write would copy the submission's array.
         for index in records.indices where records[index].at < lastActionAt { records[index].at = lastActionAt }
+        keepStatesAheadOfTheRingLocked(adding: records.count)
         let changes: [Change]
         do {
             changes = try store.apply(records)
@@ -226,6 +227,27 @@ extension Session {
         let (version, state) = currentStateLocked()
         keptStates.add(version: version, bytes: state, keepingBaseOf: durableVersion)
         bytesSinceKeptState = 0
+    }
+
+    /// Before `count` more actions go into the history ring, which then lets go of every version
+    /// up to `head + count - history`: a rollback to the durable version, and the replay that
+    /// keeps states inside a batch (from the head), must still find a kept state they can reach
+    /// forward from. When the one they would use is older than what stays, the state they start
+    /// from is kept now, while it can still be rebuilt. Only a batch large next to `--history`
+    /// ever needs this.
+    private func keepStatesAheadOfTheRingLocked(adding count: Int) {
+        let kept = store.version + count - context.history  // the ring keeps versions after this
+        func reachable(from version: Int) -> Bool {
+            guard let base = keptStates.nearest(atOrBefore: version)?.version else { return false }
+            return base == version || base >= kept
+        }
+        if !reachable(from: durableVersion) {
+            let state = durableVersion == store.version ? currentStateLocked().bytes : try? rebuiltStore(at: durableVersion).encodeState()
+            if let state { keptStates.insert(version: durableVersion, bytes: state, keepingBaseOf: durableVersion) }
+        }
+        if !reachable(from: store.version) {
+            keptStates.insert(version: store.version, bytes: currentStateLocked().bytes, keepingBaseOf: durableVersion)
+        }
     }
 
     /// A batch that passes `keepEvery` points before its last version keeps the states at those
