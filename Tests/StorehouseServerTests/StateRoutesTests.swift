@@ -22,6 +22,19 @@ final class StateRoutesTests: XCTestCase {
         try client.sendRaw("GET /sessions/\(id)/state HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n"
                            + "If-None-Match: \"0\"\r\nIf-None-Match: \"1\"\r\n\r\n")
         XCTAssertEqual(try client.readResponse().status, 304)
+        // A past version never changes: its tag is as good as the head's. A path or version that
+        // is not there stays 404 whatever the tags (RFC 9110 §13.2.1).
+        func get(_ target: String, ifNoneMatch tag: String) throws -> TestResponse {
+            try client.request("GET", "/sessions/\(id)/state\(target)", headers: bearer(token).merging(["If-None-Match": tag]) { $1 })
+        }
+        XCTAssertEqual(try get("?version=0", ifNoneMatch: "\"0\"").status, 304)
+        XCTAssertEqual(try get("?version=0", ifNoneMatch: "\"0\"").header("ETag"), "\"0\"")
+        XCTAssertEqual(try get("?version=0", ifNoneMatch: "\"1\"").status, 200)
+        XCTAssertEqual(try get("?version=0&path=/count", ifNoneMatch: "\"0\"").status, 304)
+        XCTAssertEqual(try get("?path=/count", ifNoneMatch: "\"1\"").status, 304)
+        XCTAssertEqual(try get("?version=9", ifNoneMatch: "\"9\"").status, 404)
+        XCTAssertEqual(try get("?version=9", ifNoneMatch: "*").status, 404)
+        XCTAssertEqual(try get("?path=/nope", ifNoneMatch: "\"1\"").status, 404)
     }
 
     func testJSONPointerPathWithEscapes() throws {

@@ -71,13 +71,15 @@ extension Router {
             pointerText = text
         }
 
-        if version == nil, let field = exchange.request.headers.combined("If-None-Match"), let tags = EntityTag.parseList(field) {
-            let current = session.version
-            if EntityTag.ifNoneMatch(tags, version: current) {
-                var headers = HTTPHeaders()
-                headers.add("ETag", "\"\(current)\"")
-                return exchange.send(HTTPResponse(status: 304, headers: headers, body: []))
-            }
+        // If-None-Match is weighed only for what would otherwise be a 200 (RFC 9110 §13.2.1): a
+        // path or a version that is not there stays a 404. Every answer names one version and a
+        // version's state never changes, so a past version is as cacheable as the head.
+        let ifNoneMatch = exchange.request.headers.combined("If-None-Match").flatMap(EntityTag.parseList)
+        func send(_ answer: HTTPResponse, of answeredVersion: Int) {
+            guard let ifNoneMatch, EntityTag.ifNoneMatch(ifNoneMatch, version: answeredVersion) else { return exchange.send(answer) }
+            var headers = HTTPHeaders()
+            headers.add("ETag", "\"\(answeredVersion)\"")
+            exchange.send(HTTPResponse(status: 304, headers: headers, body: []))
         }
 
         let answeredVersion: Int
@@ -87,21 +89,22 @@ extension Router {
             answeredVersion = version
         } else if pointer == nil {
             // The head's answer is built once per version and shared by every reader.
-            return exchange.send(session.stateAnswer().response)
+            let (current, answer) = session.stateAnswer()
+            return send(answer, of: current)
         } else {
             let (current, value) = session.value(at: pointer ?? JSONPointer(tokens: []))
             guard let value else {
                 return exchange.send(Problem(404, "path-not-found", "nothing is at '\(pointerText)' in the state"))
             }
-            return exchange.send(pointerAnswer(version: current, path: pointerText, value: value))
+            return send(pointerAnswer(version: current, path: pointerText, value: value), of: current)
         }
         if let pointer {
             guard let range = JSONPointer.locate(pointer.tokens[...], in: stateBytes) else {
                 return exchange.send(Problem(404, "path-not-found", "nothing is at '\(pointerText)' in the state at version \(answeredVersion)"))
             }
-            return exchange.send(pointerAnswer(version: answeredVersion, path: pointerText, value: stateBytes[range]))
+            return send(pointerAnswer(version: answeredVersion, path: pointerText, value: stateBytes[range]), of: answeredVersion)
         }
-        exchange.send(JSONAnswer.state(version: answeredVersion, state: stateBytes))
+        send(JSONAnswer.state(version: answeredVersion, state: stateBytes), of: answeredVersion)
     }
 
     /// `{"version","path","value"}`, the value's bytes as they stand in the state's encoding.
