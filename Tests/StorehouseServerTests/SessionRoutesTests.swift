@@ -91,6 +91,14 @@ final class SessionRoutesTests: XCTestCase {
         XCTAssertEqual(wrong.status, 401)
         XCTAssertTrue(wrong.header("WWW-Authenticate")?.contains("invalid_token") ?? false)
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)", headers: ["Authorization": "bearer \(token)"]).status, 200)
+        // RFC 6750 §3.1: credentials given twice are an invalid request, whichever comes first.
+        for (first, second) in [(token, token + "x"), (token + "x", token), (token, token)] {
+            try client.sendRaw("GET /sessions/\(id) HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(first)\r\nAuthorization: Bearer \(second)\r\n\r\n")
+            let twice = try client.readResponse()
+            XCTAssertEqual(twice.status, 400)
+            XCTAssertEqual(twice.json["type"] as? String, "/problems/invalid-header")
+            XCTAssertTrue(twice.header("WWW-Authenticate")?.contains("invalid_request") ?? false)
+        }
     }
 
     func testAccessTokenQueryOnlyForStateAndEvents() throws {

@@ -33,6 +33,13 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         fields.filter { HTTPHeaders.equalsIgnoringCase($0.name, name) }.map(\.value)
     }
 
+    /// How many field lines are named `name` (case-insensitive); counts without allocating.
+    public func count(_ name: String) -> Int {
+        var n = 0
+        for field in fields where HTTPHeaders.equalsIgnoringCase(field.name, name) { n += 1 }
+        return n
+    }
+
     /// The values of a list-based field (RFC 9110 §5.3) as one line: every field line of that
     /// name joined with ", ", which is what they mean together; nil when there is none.
     public func combined(_ name: String) -> String? {

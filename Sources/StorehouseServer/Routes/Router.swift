@@ -179,6 +179,12 @@ final class Router: HTTPHandler {
             exchange.send(SessionProblems.notFound)
             return nil
         }
+        // RFC 6750 §3.1: credentials given twice are an invalid request, not a guess at which counts.
+        guard request.headers.count("Authorization") <= 1 else {
+            exchange.send(Problem(400, "invalid-header", "Authorization is given more than once",
+                                  headers: [("WWW-Authenticate", #"Bearer realm="storehouse", error="invalid_request""#)]))
+            return nil
+        }
         // nil: no usable token was presented; otherwise whether it is this session's.
         var verdict: Bool?
         var bearerGiven = false
