@@ -180,6 +180,36 @@ final class EventRoutesTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(snapshots, 2, "the initial snapshot and at least one reset")
     }
 
+    func testSubscribersThatDoNotReadShareOneSnapshotOfALargeState() throws {
+        // 40 subscribers of a ~8 MB state that never read: the snapshot frame is one shared
+        // buffer, so they cost the state about once, not once each (what the kernel's socket
+        // buffer does not take stays queued in the process).
+        let fixture = try ServerFixture { $0.maxBodyBytes = 16 << 20; $0.subscriberBufferBytes = 64 << 10 }
+        let products = (0..<8_000).map { #""\#($0)\#(String(repeating: "p", count: 1_000))""# }.joined(separator: ",")
+        let (id, token) = try fixture.createSession(#"{"kind":"shop","state":{"products":[\#(products)]}}"#)
+        let client = try fixture.client()
+        try post(client, id, token, #"{"type":"shop/add","payload":"warm"}"#)  // the head's answer is built
+        let before = residentBytes()
+        var idle: [TestClient] = []
+        for _ in 0..<40 {
+            let subscriber = try TestClient(port: fixture.port, receiveBuffer: 4_096)
+            _ = try subscriber.openEvents("/sessions/\(id)/events", headers: bearer(token))
+            idle.append(subscriber)
+        }
+        for n in 0..<3 { try post(client, id, token, #"{"type":"shop/add","payload":"more\#(n)"}"#) }  // every one is reset
+        let grown = residentBytes() - before
+        XCTAssertLessThan(grown, 64 << 20, "RSS grew by \(grown >> 20) MiB for 40 subscribers of an 8 MB state")
+        XCTAssertEqual(idle.count, 40)
+    }
+
+    /// This process's resident set, from /proc (Linux).
+    func residentBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kib = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+        return kib << 10
+    }
+
     func testShutdownEndsStreamsWithReasonShutdown() throws {
         let fixture = try ServerFixture()
         let (id, token) = try fixture.createSession()

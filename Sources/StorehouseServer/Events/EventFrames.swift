@@ -8,11 +8,12 @@ enum EventFrames {
     static let keepAlive = Array(": keep-alive\n\n".utf8)
     static let keepAliveChunk = SharedChunk(keepAlive)
 
-    static func snapshot(version: Int, state: [UInt8]) -> [UInt8] {
-        var out = Array("event: snapshot\nid: \(version)\ndata: {\"version\":\(version),\"state\":".utf8)
-        out.reserveCapacity(out.count + state.count + 4)
-        out += state
-        out += Array("}\n\n".utf8)
+    /// `snapshot` with `answer`, the head's `{"version":N,"state":…}` (the GET answer's body).
+    static func snapshot(version: Int, answer: [UInt8]) -> [UInt8] {
+        var out = Array("event: snapshot\nid: \(version)\ndata: ".utf8)
+        out.reserveCapacity(out.count + answer.count + 2)
+        out += answer
+        out += Array("\n\n".utf8)
         return out
     }
 

@@ -28,14 +28,14 @@ extension Session {
             }
         }
         let subscriber: Subscriber
+        _ = stream.write(bytes)
         if resumed, let after = resumeAfter {
             subscriber = Subscriber(stream: stream, lastVersion: max(after, durableVersion), lastWrite: context.now())
         } else {
-            let (version, state) = currentStateLocked()
-            bytes += EventFrames.snapshot(version: version, state: state)
-            subscriber = Subscriber(stream: stream, lastVersion: version, lastWrite: context.now())
+            let snapshot = snapshotFrameLocked()
+            _ = stream.write(snapshot.frame)
+            subscriber = Subscriber(stream: stream, lastVersion: snapshot.version, lastWrite: context.now())
         }
-        _ = stream.write(bytes)
         let key = ObjectIdentifier(subscriber)
         subscribers[key] = subscriber
         lock.unlock()
@@ -83,16 +83,12 @@ extension Session {
         // Framed once (as an HTTP chunk too): every subscriber's stream queues these same arrays.
         let all = SharedChunk(frames.count == 1 ? frames[0].bytes : frames.flatMap(\.bytes))
         let now = context.now()
-        var snapshot: SharedChunk?
         for subscriber in subscribers.values where subscriber.lastVersion < version {
             let chunk = subscriber.lastVersion < from ? all : SharedChunk(frames.filter { $0.version > subscriber.lastVersion }.flatMap(\.bytes))
             if subscriber.stream.write(chunk, ifPendingAtMost: context.subscriberBufferBytes) == .overBound {
                 // Too far behind (API.md "Events"): drop what is queued and start it over from a snapshot.
-                if snapshot == nil {
-                    let (headVersion, state) = currentStateLocked()
-                    snapshot = SharedChunk(EventFrames.snapshot(version: headVersion, state: state))
-                }
-                subscriber.stream.replacePending(with: snapshot ?? SharedChunk([]))
+                let snapshot = snapshotFrameLocked().frame
+                subscriber.stream.replacePending(with: snapshot)
                 subscriber.lastVersion = store.version
                 context.metrics.recordSubscriberReset()
             } else {

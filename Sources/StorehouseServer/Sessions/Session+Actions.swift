@@ -313,10 +313,11 @@ extension Session {
         bytesSinceKeptState = newestKept < version ? history.entries((newestKept + 1)...version).reduce(0) { $0 + $1.weight } : 0
         let waiters = idempotency.drop(after: version)
         cachedState = nil
+        cachedSnapshot = nil
         durableVersion = version
         let stale = subscribers.values.filter { $0.lastVersion > version }
         if !stale.isEmpty {
-            let frame = EventFrames.snapshot(version: version, state: currentStateLocked().bytes)
+            let frame = snapshotFrameLocked().frame
             for subscriber in stale {
                 subscriber.stream.replacePending(with: frame)
                 subscriber.lastVersion = version

@@ -42,6 +42,9 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// The head's `{"version":N,"state":…}` answer, built once per version: a full POST answer
     /// and every GET of the state share it. Cleared by a rollback, which reuses version numbers.
     var cachedState: CachedHead?
+    /// The head as an SSE `snapshot` frame, built once per version and shared by every stream
+    /// that needs one. Cleared with `cachedState`.
+    var cachedSnapshot: (version: Int, frame: SharedChunk)?
     /// The newest action time, so versions never go back in time.
     var lastActionAt: Int64 = 0
     /// The version of the newest snapshot handed to the journal.
@@ -129,6 +132,17 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     }
 
     func stateAnswerLocked() -> HTTPResponse { headLocked().response }
+
+    /// The head as an SSE `snapshot` frame, shared: a new subscriber and every subscriber reset
+    /// by the slow-subscriber rule at one version queue the same bytes, so many subscribers cost
+    /// the state once, not once each.
+    func snapshotFrameLocked() -> (version: Int, frame: SharedChunk) {
+        let head = headLocked()
+        if let cached = cachedSnapshot, cached.version == head.version { return cached }
+        let fresh = (head.version, SharedChunk(EventFrames.snapshot(version: head.version, answer: head.response.body)))
+        cachedSnapshot = fresh
+        return fresh
+    }
 
     private func headLocked() -> CachedHead {
         if let cached = cachedState, cached.version == store.version { return cached }
