@@ -13,7 +13,7 @@ final class LoginKindTests: XCTestCase {
         store.send(.emailChanged("a@b.c")) {
             $0.email = EmailField(rawValue: "a@b.c", valid: false, currentValidation: "remote")
         }
-        store.receive(.emailValidated(valid: true)) {
+        store.receive(.emailValidated(valid: true, email: "a@b.c")) {
             $0.email.valid = true
             $0.email.currentValidation = nil
         }
@@ -24,16 +24,39 @@ final class LoginKindTests: XCTestCase {
     func testInvalidDomainFailsRemoteValidation() {
         let store = TestStore(reducer: loginReducer)
         store.send(.emailChanged("a@b.invalid")) { $0.email = EmailField(rawValue: "a@b.invalid", currentValidation: "remote") }
-        store.receive(.emailValidated(valid: false)) { $0.email.currentValidation = nil }
+        store.receive(.emailValidated(valid: false, email: "a@b.invalid")) { $0.email.currentValidation = nil }
     }
 
     func testStaleValidationIsIgnored() {
         let store = TestStore(reducer: loginReducer)
         store.send(.emailChanged("a@b.c")) { $0.email = EmailField(rawValue: "a@b.c", currentValidation: "remote") }
         store.send(.emailChanged("abc")) { $0.email = EmailField(rawValue: "abc") }
-        store.receive(.emailValidated(valid: true))  // for "a@b.c": no change but the version
+        store.receive(.emailValidated(valid: true, email: "a@b.c"))  // for "a@b.c": no change but the version
         XCTAssertFalse(store.store.state.email.valid)
         store.finish()
+    }
+
+    func testAVerdictForAReplacedAddressIsIgnoredWhileTheNewOneIsInFlight() {
+        // Both addresses pass the local check, so a validation is in flight throughout: only the
+        // address in the verdict tells the first verdict from the second.
+        let store = TestStore(reducer: loginReducer)
+        store.send(.passwordChanged("longenough1")) { $0.password = "longenough1" }
+        store.send(.emailChanged("me@good.com")) { $0.email = EmailField(rawValue: "me@good.com", currentValidation: "remote") }
+        store.send(.emailChanged("me@evil.invalid")) { $0.email = EmailField(rawValue: "me@evil.invalid", currentValidation: "remote") }
+        store.receive(.emailValidated(valid: true, email: "me@good.com"))  // stale: no change but the version
+        XCTAssertFalse(store.store.state.canLogin)
+        store.receive(.emailValidated(valid: false, email: "me@evil.invalid")) { $0.email.currentValidation = nil }
+        XCTAssertFalse(store.store.state.canLogin)
+        store.finish()
+    }
+
+    func testAVerdictJournaledWithoutItsAddressStillApplies() throws {
+        // Records written before verdicts named their address: the verdict is for the current one.
+        let kind = try XCTUnwrap(KindRegistry.kind(named: "login"))
+        let inFlight = #"{"online":true,"email":{"rawValue":"a@b.c","valid":false,"currentValidation":"remote"},"password":"","loggingIn":false,"canLogin":false}"#
+        let store = try kind.makeStore(state: try JSONReader.parse(inFlight), version: 0, environment: .immediate)
+        _ = try store.apply([ActionRecord(type: "login/emailValidated", payload: .object(["valid": .bool(true)]), at: 0, source: .effect)])
+        XCTAssertEqual(store.stateValue()["email"]?["valid"], .bool(true))
     }
 
     func testLocalFailureNeedsNoEffect() {
@@ -46,7 +69,7 @@ final class LoginKindTests: XCTestCase {
         let store = TestStore(reducer: loginReducer)
         XCTAssertFalse(store.store.state.canLogin)
         store.send(.emailChanged("me@example.com")) { $0.email = EmailField(rawValue: "me@example.com", currentValidation: "remote") }
-        store.receive(.emailValidated(valid: true)) { $0.email.valid = true; $0.email.currentValidation = nil }
+        store.receive(.emailValidated(valid: true, email: "me@example.com")) { $0.email.valid = true; $0.email.currentValidation = nil }
         store.send(.passwordChanged("12345678")) { $0.password = "12345678" }
         XCTAssertFalse(store.store.state.canLogin, "8 characters are not longer than 8")
         store.send(.passwordChanged("123456789")) { $0.password = "123456789" }

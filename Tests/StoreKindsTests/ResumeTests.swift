@@ -31,7 +31,7 @@ final class ResumeTests: XCTestCase {
     func testLoginAsksAgainForAValidationAndALoginInFlight() async throws {
         let both = #"{"online":true,"email":{"rawValue":"a@b.c","valid":true,"currentValidation":"remote"},"password":"wrongpassword","loggingIn":true,"canLogin":true}"#
         let sent = try await resumed("login", both)
-        XCTAssertEqual(sent, [#"login/emailValidated {"valid":true}"#, "login/loginFailed"])
+        XCTAssertEqual(sent, [#"login/emailValidated {"email":"a@b.c","valid":true}"#, "login/loginFailed"])
         let idle = #"{"online":true,"email":{"rawValue":"a@b.c","valid":true,"currentValidation":null},"password":"","loggingIn":false,"canLogin":false}"#
         let none = try await resumed("login", idle)
         XCTAssertEqual(none, [])

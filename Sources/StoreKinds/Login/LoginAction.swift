@@ -7,7 +7,8 @@ public enum LoginAction: StoreAction, Equatable {
     case loginTapped
     case confirmationAnswered(confirm: Bool)
     // Fed back by effects only.
-    case emailValidated(valid: Bool)
+    /// `email` is the address the verdict is for; nil in records written before it was sent.
+    case emailValidated(valid: Bool, email: String?)
     case loginSucceeded(token: String)
     case loginFailed
 
@@ -25,7 +26,12 @@ public enum LoginAction: StoreAction, Equatable {
         case "login/confirmationAnswered":
             self = .confirmationAnswered(confirm: try Payload.member(try Payload.object(payload, type), "confirm", Payload.bool))
         case "login/emailValidated":
-            self = .emailValidated(valid: try Payload.member(try Payload.object(payload, type), "valid", Payload.bool))
+            let object = try Payload.object(payload, type)
+            let email: String? = switch object["email"] {
+            case nil, .null?: nil
+            case let value?: try Payload.string(value, field: "payload.email")
+            }
+            self = .emailValidated(valid: try Payload.member(object, "valid", Payload.bool), email: email)
         case "login/loginSucceeded":
             self = .loginSucceeded(token: try Payload.member(try Payload.object(payload, type), "token", { (v, f) throws(ActionError) in try Payload.string(v, field: f) }))
         case "login/loginFailed": self = .loginFailed
@@ -51,7 +57,8 @@ public enum LoginAction: StoreAction, Equatable {
         case .emailChanged(let s), .passwordChanged(let s): return .string(s)
         case .connectivityChanged(let online): return .object(["online": .bool(online)])
         case .confirmationAnswered(let confirm): return .object(["confirm": .bool(confirm)])
-        case .emailValidated(let valid): return .object(["valid": .bool(valid)])
+        case .emailValidated(let valid, let email?): return .object(["valid": .bool(valid), "email": .string(email)])
+        case .emailValidated(let valid, nil): return .object(["valid": .bool(valid)])
         case .loginSucceeded(let token): return .object(["token": .string(token)])
         case .loginTapped, .loginFailed: return nil
         }

@@ -10,9 +10,10 @@ public let loginReducer = Reducer<LoginState, LoginAction> { state, action, _ th
         state.email.currentValidation = "remote"
         return validationEffect(email)
 
-    case .emailValidated(let valid):
-        // An answer for an address already replaced by one that failed locally is stale.
-        guard state.email.currentValidation != nil else { return .none }
+    case .emailValidated(let valid, let email):
+        // A verdict is stale once its address was replaced: by one that failed locally (nothing
+        // is in flight), or by another one whose own verdict is still to come.
+        guard state.email.currentValidation != nil, email == nil || email == state.email.rawValue else { return .none }
         state.email.valid = valid
         state.email.currentValidation = nil
         return .none
@@ -51,7 +52,7 @@ public let loginReducer = Reducer<LoginState, LoginAction> { state, action, _ th
 func validationEffect(_ email: String) -> Effect<LoginAction> {
     .run { environment, send in
         await environment.sleep(environment.latency)  // stands for the validation service
-        send(.emailValidated(valid: LoginService.isDeliverable(email)))
+        send(.emailValidated(valid: LoginService.isDeliverable(email), email: email))
     }
 }
 
