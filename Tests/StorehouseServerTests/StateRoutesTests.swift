@@ -170,6 +170,28 @@ final class StateRoutesTests: XCTestCase {
         try assertWindowRebuilds(try fixture.client(), id, token, head: 120, history: 50)
     }
 
+    func testALongReplayDoesNotHoldUpTheLoopsOtherConnections() throws {
+        // One I/O thread: a replay on it would make every other connection wait for it.
+        let fixture = try ServerFixture { $0.ioThreads = 1; $0.maxBodyBytes = 16 << 20; $0.history = 2_000 }
+        let tasks = (1...20_000).map { #""\#($0)":{"id":\#($0),"title":"task \#($0)","done":false}"# }.joined(separator: ",")
+        let ids = (1...20_000).map(String.init).joined(separator: ",")
+        let (id, token) = try fixture.createSession(#"{"kind":"tasks","state":{"tasks":{"byId":{\#(tasks)},"allIds":[\#(ids)]},"favoriteIds":[],"nextId":20001}}"#)
+        let client = try fixture.client()
+        let toggles = "[" + (1...150).map { #"{"type":"tasks/toggleDone","payload":{"id":\#($0)}}"# }.joined(separator: ",") + "]"
+        XCTAssertEqual(try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: toggles).status, 200)
+        let past = try fixture.client()
+        try past.sendRaw("GET /sessions/\(id)/state?version=149&path=/nextId HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n\r\n")
+        let started = ContinuousClock.now
+        let other = try fixture.client().request("GET", "/healthz")
+        let otherTook = ContinuousClock.now - started
+        XCTAssertEqual(other.status, 200)
+        let answer = try past.readResponse()
+        let replayTook = ContinuousClock.now - started
+        XCTAssertEqual(answer.status, 200, answer.text)
+        XCTAssertEqual(answer.json["value"] as? Int, 20_001)
+        XCTAssertLessThan(otherTook * 4, replayTook, "/healthz took \(otherTook), the replay \(replayTook): it waited for the replay")
+    }
+
     func testActionLogPagesWithSinceLimitAndNext() throws {
         let fixture = try ServerFixture()
         let (id, token) = try fixture.createSession()

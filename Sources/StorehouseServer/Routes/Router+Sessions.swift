@@ -1,3 +1,4 @@
+import Dispatch
 import HTTPEngine
 import StoreCore
 import StoreKinds
@@ -71,40 +72,46 @@ extension Router {
             pointerText = text
         }
 
-        // If-None-Match is weighed only for what would otherwise be a 200 (RFC 9110 §13.2.1): a
-        // path or a version that is not there stays a 404. Every answer names one version and a
-        // version's state never changes, so a past version is as cacheable as the head.
         let ifNoneMatch = exchange.request.headers.combined("If-None-Match").flatMap(EntityTag.parseList)
-        func send(_ answer: HTTPResponse, of answeredVersion: Int) {
-            guard let ifNoneMatch, EntityTag.ifNoneMatch(ifNoneMatch, version: answeredVersion) else { return exchange.send(answer) }
-            var headers = HTTPHeaders()
-            headers.add("ETag", "\"\(answeredVersion)\"")
-            exchange.send(HTTPResponse(status: 304, headers: headers, body: []))
-        }
-
-        let answeredVersion: Int
-        let stateBytes: [UInt8]
         if let version {
-            do { stateBytes = try session.state(at: version) } catch { return exchange.send(error) }
-            answeredVersion = version
-        } else if pointer == nil {
-            // The head's answer is built once per version and shared by every reader.
-            let (current, answer) = session.stateAnswer()
-            return send(answer, of: current)
-        } else {
-            let (current, value) = session.value(at: pointer ?? JSONPointer(tokens: []))
+            // A replay from a kept state can take a while on a large state: it runs off the I/O
+            // thread, so the other connections of this loop are not held up meanwhile.
+            let pointer = pointer, pointerText = pointerText
+            DispatchQueue.global().async { [self] in
+                let stateBytes: [UInt8]
+                do throws(Problem) { stateBytes = try session.state(at: version) } catch {
+                    exchange.send(error)
+                    return
+                }
+                guard let pointer else {
+                    return sendUnlessNotModified(JSONAnswer.state(version: version, state: stateBytes), of: version, ifNoneMatch, exchange)
+                }
+                guard let range = JSONPointer.locate(pointer.tokens[...], in: stateBytes) else {
+                    return exchange.send(Problem(404, "path-not-found", "nothing is at '\(pointerText)' in the state at version \(version)"))
+                }
+                sendUnlessNotModified(pointerAnswer(version: version, path: pointerText, value: stateBytes[range]), of: version, ifNoneMatch, exchange)
+            }
+        } else if let pointer {
+            let (current, value) = session.value(at: pointer)
             guard let value else {
                 return exchange.send(Problem(404, "path-not-found", "nothing is at '\(pointerText)' in the state"))
             }
-            return send(pointerAnswer(version: current, path: pointerText, value: value), of: current)
+            sendUnlessNotModified(pointerAnswer(version: current, path: pointerText, value: value), of: current, ifNoneMatch, exchange)
+        } else {
+            // The head's answer is built once per version and shared by every reader.
+            let (current, answer) = session.stateAnswer()
+            sendUnlessNotModified(answer, of: current, ifNoneMatch, exchange)
         }
-        if let pointer {
-            guard let range = JSONPointer.locate(pointer.tokens[...], in: stateBytes) else {
-                return exchange.send(Problem(404, "path-not-found", "nothing is at '\(pointerText)' in the state at version \(answeredVersion)"))
-            }
-            return send(pointerAnswer(version: answeredVersion, path: pointerText, value: stateBytes[range]), of: answeredVersion)
-        }
-        send(JSONAnswer.state(version: answeredVersion, state: stateBytes), of: answeredVersion)
+    }
+
+    /// `answer`, or 304 when `If-None-Match` names the version it is of (RFC 9110 §13.1.2). Only
+    /// what would otherwise be a 200 comes here (§13.2.1): a path or a version that is not there
+    /// stays a 404. A version's state never changes, so a past version is as cacheable as the head.
+    private func sendUnlessNotModified(_ answer: HTTPResponse, of version: Int, _ ifNoneMatch: [EntityTag]?, _ exchange: Exchange) {
+        guard let ifNoneMatch, EntityTag.ifNoneMatch(ifNoneMatch, version: version) else { return exchange.send(answer) }
+        var headers = HTTPHeaders()
+        headers.add("ETag", "\"\(version)\"")
+        exchange.send(HTTPResponse(status: 304, headers: headers, body: []))
     }
 
     /// `{"version","path","value"}`, the value's bytes as they stand in the state's encoding.
