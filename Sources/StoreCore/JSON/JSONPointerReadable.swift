@@ -9,11 +9,15 @@ public protocol JSONPointerReadable {
 }
 
 extension JSONPointer {
-    /// The bytes at `tokens` in `value`'s encoding: encode, then locate.
-    public static func encodedValue(of value: some JSONEncodable, at tokens: ArraySlice<String>) -> [UInt8]? {
-        let bytes = value.jsonBytes()
+    /// The bytes at `tokens` in `bytes`, a JSON text (all of it, uncopied, for no tokens).
+    public static func value(at tokens: ArraySlice<String>, in bytes: [UInt8]) -> [UInt8]? {
         if tokens.isEmpty { return bytes }
         return locate(tokens, in: bytes).map { Array(bytes[$0]) }
+    }
+
+    /// The bytes at `tokens` in `value`'s encoding: encode, then locate.
+    public static func encodedValue(of value: some JSONEncodable, at tokens: ArraySlice<String>) -> [UInt8]? {
+        self.value(at: tokens, in: value.jsonBytes())
     }
 }
 

@@ -33,8 +33,7 @@ extension AnyStore {
 
     /// For conformers that cannot do better: the whole state, then the pointer.
     public func encodedState(at pointer: JSONPointer) -> [UInt8]? {
-        let bytes = encodeState()
-        return JSONPointer.locate(pointer.tokens[...], in: bytes).map { Array(bytes[$0]) }
+        JSONPointer.value(at: pointer.tokens[...], in: encodeState())
     }
 }
 
