@@ -88,6 +88,36 @@ final class StreamTests: XCTestCase {
         XCTAssertLessThan(body.count, writes * big.count, "some queued chunks were dropped")
     }
 
+    func testDropPendingRunsItsBodyOnTheLoopOnceWhatWasInFlightIsSent() throws {
+        let (stream, client) = try openStream()
+        XCTAssertNotNil(client.readResponse(head: true))
+        let caller = pthread_self()
+        let ranOnCaller = Atomic(false)
+        // Nothing in flight: the body still runs on the loop, never on the caller (who may hold a lock it takes).
+        let idle = expectation(description: "idle stream drained")
+        stream.dropPending {
+            if pthread_equal(pthread_self(), caller) != 0 { ranOnCaller.store(true, ordering: .relaxed) }
+            idle.fulfill()
+        }
+        wait(for: [idle], timeout: 5)
+        XCTAssertFalse(ranOnCaller.load(ordering: .relaxed))
+        // A client that does not read: the queue is dropped; the body runs once the socket has
+        // taken what the loop had already taken for it (here, once the client reads).
+        let big = [UInt8](repeating: 0x61, count: 64 << 10)
+        var writes = 0
+        while stream.pendingBytes < (1 << 20) && writes < 400 { stream.write(big); writes += 1 }
+        let drained = expectation(description: "drained after the client read")
+        stream.dropPending { drained.fulfill() }
+        XCTAssertLessThan(stream.pendingBytes, 1 << 20, "the queued chunks were dropped")
+        XCTAssertTrue(stream.write(Array("x".utf8)))
+        stream.finish()
+        var body: [UInt8] = []
+        while let chunk = client.readChunk() { body.append(contentsOf: chunk) }
+        wait(for: [drained], timeout: 5)
+        XCTAssertLessThan(body.count, writes * big.count, "some queued chunks were dropped")
+        XCTAssertEqual(body.last, UInt8(ascii: "x"), "what was written after the drop is sent")
+    }
+
     func testBufferIsBoundedAndDrainIsSignalled() throws {
         let (stream, client) = try openStream { $0.maxStreamBufferBytes = 256 << 10 }
         // The client stays connected without reading: the bound, not a reset, must close the stream.

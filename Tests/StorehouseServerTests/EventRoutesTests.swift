@@ -180,6 +180,49 @@ final class EventRoutesTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(snapshots, 2, "the initial snapshot and at least one reset")
     }
 
+    func testStalledSubscriberIsResetOnceAndGetsTheHeadWhenItReadsAgain() throws {
+        // A subscriber that stops reading is reset once; until it reads again, later changes skip
+        // it (no snapshot per action: on a large state that cost a whole encoding each). When it
+        // reads, what was on its way arrives, then a snapshot of the head as it is by then.
+        // The bound holds a few changes, so only a stall resets it.
+        let fixture = try ServerFixture { $0.subscriberBufferBytes = 16 << 10 }
+        let (id, token) = try fixture.createSession(#"{"kind":"shop"}"#)
+        let slow = try TestClient(port: fixture.port, receiveBuffer: 4_096)
+        _ = try slow.openEvents("/sessions/\(id)/events", headers: bearer(token))
+        let client = try fixture.client()
+        let name = String(repeating: "n", count: 4_000)
+        func resets() throws -> Int {
+            let text = try client.request("GET", "/metrics").text
+            let line = text.split(separator: "\n").first { $0.hasPrefix("storehouse_subscriber_resets_total ") }
+            return line.flatMap { Int($0.split(separator: " ")[1]) } ?? -1
+        }
+        var posted = 0
+        while posted < 3_000 {
+            try post(client, id, token, #"{"type":"shop/add","payload":"\#(name)\#(posted)"}"#)
+            posted += 1
+            if posted % 50 == 0, try resets() > 0 { break }
+        }
+        XCTAssertLessThan(posted, 3_000, "the stalled subscriber was never reset")
+        let first = try resets()
+        for n in 0..<40 { try post(client, id, token, #"{"type":"shop/add","payload":"\#(name)later\#(n)"}"#) }
+        posted += 40
+        XCTAssertEqual(try resets(), first, "a subscriber that still does not read is not reset again")
+        var last = -1
+        var snapshot: Int?
+        while snapshot == nil {
+            let event = try slow.nextEvent()
+            guard let version = event.id.flatMap(Int.init) else { continue }
+            XCTAssertGreaterThan(version, last, "versions go forward only")
+            if event.event == "snapshot", last >= 0 { snapshot = version }
+            last = version
+        }
+        XCTAssertEqual(snapshot, posted, "the snapshot is the head when the subscriber reads again")
+        try post(client, id, token, #"{"type":"shop/remove","payload":"x"}"#)
+        let next = try slow.nextEvent()
+        XCTAssertEqual(next.event, "change")
+        XCTAssertEqual(next.id, String(posted + 1))
+    }
+
     func testSubscribersThatDoNotReadShareOneSnapshotOfALargeState() throws {
         // 40 subscribers of a ~8 MB state that never read: the snapshot frame is one shared
         // buffer, so they cost the state about once, not once each (what the kernel's socket

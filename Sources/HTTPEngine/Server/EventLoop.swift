@@ -14,6 +14,8 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         case startStream(ConnectionRef, UInt64, HTTPStream, Int, HTTPHeaders)
         case streamReady(ConnectionRef, HTTPStream)
         case closeStream(ConnectionRef, HTTPStream)
+        /// A stream's drain waiters run here when it had nothing in flight as they were added.
+        case drainCheck(ConnectionRef, HTTPStream)
         case service(ConnectionRef)
         case adopt(Int32)
         case shutdown
@@ -181,6 +183,9 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         case .closeStream(let ref, let stream):
             let c = ref.connection
             if !c.closed && c.stream === stream { close(c) } else { stream.closeFromLoop() }
+        case .drainCheck(_, let stream):
+            // A closed stream already ran its waiters; an idle one runs them now.
+            stream.runDrainWaitersIfIdle()
         case .service(let ref):
             if !ref.connection.closed { service(ref.connection) }
         case .adopt(let fd):

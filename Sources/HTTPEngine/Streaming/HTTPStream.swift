@@ -173,6 +173,27 @@ public final class HTTPStream: Sendable {
         if schedule { loop.enqueue(.streamReady(connection, self)) }
     }
 
+    /// Drops every queued chunk the loop has not started to send, like `replacePending`, and runs
+    /// `body` on the loop once the socket has accepted what the loop had already taken: for a
+    /// client that stopped reading, only when it reads again. A replacement is then built from
+    /// what is newest by then, not at every write while the client stays stalled. Never runs `body`
+    /// on the calling thread, so the caller may hold a lock that `body` takes. A stream that closes
+    /// first runs it at its close (check `isClosed`); a finishing one keeps its queue and never runs it.
+    ///
+    /// ```swift
+    /// stream.dropPending { [weak session] in session?.sendSnapshot(to: key) }
+    /// ```
+    public func dropPending(thenWhenDrained body: @escaping @Sendable () -> Void) {
+        let checkNow = state.withLock { s -> Bool in
+            guard !s.closed && !s.finishRequested else { return false }
+            s.queue = []
+            s.queuedBytes = 0
+            s.onDrain.append(body)
+            return s.inflightBytes == 0
+        }
+        if checkNow { loop.enqueue(.drainCheck(connection, self)) }
+    }
+
     /// Sends what is queued, then the last chunk; the connection then serves its next request (or closes in 1.0).
     public func finish() {
         let schedule = state.withLock { s -> Bool in
@@ -258,12 +279,20 @@ public final class HTTPStream: Sendable {
     func sent() {
         let drained = state.withLock { s -> [@Sendable () -> Void] in
             s.inflightBytes = 0
-            guard s.queuedBytes == 0, !s.onDrain.isEmpty else { return [] }
-            let waiters = s.onDrain
-            s.onDrain = []
-            return waiters
+            return Self.takeDrainWaiters(&s)
         }
         for body in drained { body() }
+    }
+
+    /// Runs the drain waiters if nothing is queued or in flight (else the next `sent` will).
+    func runDrainWaitersIfIdle() {
+        for body in state.withLock({ Self.takeDrainWaiters(&$0) }) { body() }
+    }
+
+    private static func takeDrainWaiters(_ s: inout State) -> [@Sendable () -> Void] {
+        guard s.queuedBytes + s.inflightBytes == 0, !s.onDrain.isEmpty else { return [] }
+        defer { s.onDrain = [] }
+        return s.onDrain
     }
 
     /// Marks the stream closed and runs `onClose` (once).

@@ -83,18 +83,32 @@ extension Session {
         // Framed once (as an HTTP chunk too): every subscriber's stream queues these same arrays.
         let all = SharedChunk(frames.count == 1 ? frames[0].bytes : frames.flatMap(\.bytes))
         let now = context.now()
-        for subscriber in subscribers.values where subscriber.lastVersion < version {
+        for subscriber in subscribers.values where subscriber.lastVersion < version && !subscriber.awaitingSnapshot {
             let chunk = subscriber.lastVersion < from ? all : SharedChunk(frames.filter { $0.version > subscriber.lastVersion }.flatMap(\.bytes))
             if subscriber.stream.write(chunk, ifPendingAtMost: context.subscriberBufferBytes) == .overBound {
-                // Too far behind (API.md "Events"): drop what is queued and start it over from a snapshot.
-                let snapshot = snapshotFrameLocked().frame
-                subscriber.stream.replacePending(with: snapshot)
-                subscriber.lastVersion = store.version
+                // Too far behind (API.md "Events"): drop what is queued and start it over from a
+                // snapshot, built once the client has read what is already on its way. Built here,
+                // a client that stays stalled would cost a whole state's encoding per action.
+                let key = ObjectIdentifier(subscriber)
+                subscriber.awaitingSnapshot = true
+                subscriber.stream.dropPending { [weak self] in self?.sendAwaitedSnapshot(key) }
                 context.metrics.recordSubscriberReset()
             } else {
                 subscriber.lastVersion = version
             }
             subscriber.lastWrite = now
+        }
+    }
+
+    /// A reset subscriber's stream drained: it gets the head as a snapshot and changes again.
+    private func sendAwaitedSnapshot(_ key: ObjectIdentifier) {
+        lock.withLock {
+            guard !deleted, let subscriber = subscribers[key], subscriber.awaitingSnapshot, !subscriber.stream.isClosed else { return }
+            let snapshot = snapshotFrameLocked()
+            _ = subscriber.stream.write(snapshot.frame)
+            subscriber.lastVersion = snapshot.version
+            subscriber.lastWrite = context.now()
+            subscriber.awaitingSnapshot = false
         }
     }
 

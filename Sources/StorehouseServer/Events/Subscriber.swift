@@ -1,12 +1,15 @@
 import HTTPEngine
 
 /// One open `GET /sessions/{id}/events` stream.
-final class Subscriber: @unchecked Sendable {  // `lastVersion` and `lastWrite` are guarded by the owning session's lock
+final class Subscriber: @unchecked Sendable {  // `lastVersion`, `lastWrite` and `awaitingSnapshot` are guarded by the owning session's lock
     let stream: HTTPStream
     /// The newest version this subscriber has been sent (by change or snapshot).
     var lastVersion: Int
     /// When bytes last went out, for the keep-alive comment.
     var lastWrite: Int64
+    /// Reset by the slow-subscriber rule: changes skip it until its stream drains and it is sent
+    /// a snapshot of the head as it is then.
+    var awaitingSnapshot = false
 
     init(stream: HTTPStream, lastVersion: Int, lastWrite: Int64) {
         self.stream = stream

@@ -315,7 +315,8 @@ extension Session {
         cachedState = nil
         cachedSnapshot = nil
         durableVersion = version
-        let stale = subscribers.values.filter { $0.lastVersion > version }
+        // A subscriber awaiting its snapshot gets the head as it is when its stream drains.
+        let stale = subscribers.values.filter { $0.lastVersion > version && !$0.awaitingSnapshot }
         if !stale.isEmpty {
             let frame = snapshotFrameLocked().frame
             for subscriber in stale {
