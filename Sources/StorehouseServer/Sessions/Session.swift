@@ -147,7 +147,9 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     private func headLocked() -> CachedHead {
         if let cached = cachedState, cached.version == store.version { return cached }
         let version = store.version
-        let (response, stateRange) = JSONAnswer.state(version: version) { store.encodeState(into: &$0) }
+        let (response, stateRange) = JSONAnswer.state(version: version, expectedStateBytes: cachedState?.stateRange.count ?? 64) {
+            store.encodeState(into: &$0)
+        }
         let fresh = CachedHead(version: version, response: response, stateRange: stateRange)
         cachedState = fresh
         return fresh
