@@ -69,6 +69,9 @@ final class TasksKindTests: XCTestCase {
         XCTAssertEqual(error(#"{"tasks":{"byId":{"2":{"id":3,"title":"a","done":false}},"allIds":[2]},"favoriteIds":[],"nextId":4}"#),
                        "/tasks/byId/2/id: does not match its key")
         XCTAssertEqual(error(#"{"tasks":{"byId":{},"allIds":[]},"favoriteIds":[4],"nextId":1}"#), "/favoriteIds/0: no task has this id")
+        // A duplicate would survive its task's remove and leave a state that no longer loads.
+        XCTAssertEqual(error(#"{"tasks":{"byId":{"1":{"id":1,"title":"a","done":false}},"allIds":[1]},"favoriteIds":[1,1],"nextId":2}"#),
+                       "/favoriteIds/1: listed twice")
         XCTAssertEqual(error(#"{"tasks":{"byId":{"5":{"id":5,"title":"a","done":false}},"allIds":[5]},"favoriteIds":[],"nextId":5}"#),
                        "/nextId: must be greater than every task id")
         XCTAssertEqual(error(#"{"tasks":{"byId":{},"allIds":[]},"favoriteIds":[]}"#), "/nextId: missing")

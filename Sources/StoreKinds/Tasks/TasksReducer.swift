@@ -16,8 +16,9 @@ public let tasksReducer = Reducer<TasksState, TasksAction> { state, action, _ th
         guard state.tasks.update(id, \.done, member: "done", { $0.toggle() }) else { throw unknown(id) }
     case .remove(let id):
         guard state.tasks.remove(id) != nil else { throw unknown(id) }
-        // favoriteIds is small by nature (a user's picks), so a scan is fine here.
-        if let i = state.favoriteIds.firstIndex(of: id) { state.favoriteIds.remove(at: i) }
+        // favoriteIds is small by nature (a user's picks), so a scan is fine here. Every
+        // occurrence goes: a favorite left without its task would make the state unloadable.
+        state.favoriteIds.removeAll { $0 == id }
     case .favorite(let id):
         guard state.tasks.contains(id) else { throw unknown(id) }
         if !state.favoriteIds.contains(id) { state.favoriteIds.append(id) }

@@ -29,8 +29,12 @@ public struct TasksState: StoreState, Equatable, Encodable {
         tasks = try json.decodeMember("tasks", at: path)
         favoriteIds = try json.decodeMember("favoriteIds", at: path)
         nextId = try json.decodeMember("nextId", at: path)
-        for (i, id) in favoriteIds.enumerated() where !tasks.contains(id) {
-            throw StateDecodingError(path: path + "/favoriteIds/\(i)", message: "no task has this id")
+        // The reducer keeps favorites unique; a duplicate would outlive its task's `remove` and
+        // leave a state this decoder refuses, so a session holding it could not be recovered.
+        var seen = Set<Int>()
+        for (i, id) in favoriteIds.enumerated() {
+            guard tasks.contains(id) else { throw StateDecodingError(path: path + "/favoriteIds/\(i)", message: "no task has this id") }
+            guard seen.insert(id).inserted else { throw StateDecodingError(path: path + "/favoriteIds/\(i)", message: "listed twice") }
         }
         // Ids come from nextId, which starts at 1: a restored state must not make add() hand out
         // a negative id, whose key ("-5") the state's schema does not allow.
