@@ -223,6 +223,28 @@ final class EventRoutesTests: XCTestCase {
         XCTAssertEqual(next.id, String(posted + 1))
     }
 
+    func testStateLargerThanTheBoundDoesNotResetASubscriberThatKeepsUp() throws {
+        // The bound is for changes falling behind: a snapshot still on its way does not count,
+        // or a state larger than the bound would turn every change into another snapshot.
+        // The state (~8 MB) is more than the kernel's socket buffers take, so most of it stays queued.
+        let fixture = try ServerFixture { $0.maxBodyBytes = 16 << 20; $0.subscriberBufferBytes = 64 << 10 }
+        let products = (0..<8_000).map { #""\#($0)\#(String(repeating: "p", count: 1_000))""# }.joined(separator: ",")
+        let (id, token) = try fixture.createSession(#"{"kind":"shop","state":{"products":[\#(products)]}}"#)
+        let subscriber = try TestClient(port: fixture.port, receiveBuffer: 4_096)
+        _ = try subscriber.openEvents("/sessions/\(id)/events", headers: bearer(token))
+        let client = try fixture.client()
+        // Posted while the snapshot is still unsent (the subscriber has not read yet).
+        for n in 1...5 { try post(client, id, token, #"{"type":"shop/add","payload":"more\#(n)"}"#) }
+        var seen: [String] = []
+        while seen.last?.hasSuffix(" 5") != true {
+            let event = try subscriber.nextEvent()
+            guard let version = event.id else { continue }
+            seen.append("\(event.event ?? "message") \(version)")
+        }
+        XCTAssertEqual(seen, ["snapshot 0", "change 1", "change 2", "change 3", "change 4", "change 5"])
+        XCTAssertTrue(try client.request("GET", "/metrics").text.contains("storehouse_subscriber_resets_total 0"))
+    }
+
     func testSubscribersThatDoNotReadShareOneSnapshotOfALargeState() throws {
         // 40 subscribers of a ~8 MB state that never read: the snapshot frame is one shared
         // buffer, so they cost the state about once, not once each (what the kernel's socket

@@ -65,7 +65,7 @@ extension ServerConfiguration {
         Option(flag: "--history", variable: "STOREHOUSE_HISTORY", placeholder: "N", help: "actions kept per session for the log, resume and time travel, at most 64 MiB of them (default 10000)") { c, v throws(ConfigurationError) in
             c.history = try integer(v, flag: "--history", in: 1...10_000_000)
         },
-        Option(flag: "--subscriber-buffer-bytes", variable: "STOREHOUSE_SUBSCRIBER_BUFFER_BYTES", placeholder: "N", help: "unsent SSE bytes before a subscriber is reset to a snapshot (default 1048576)") { c, v throws(ConfigurationError) in
+        Option(flag: "--subscriber-buffer-bytes", variable: "STOREHOUSE_SUBSCRIBER_BUFFER_BYTES", placeholder: "N", help: "unsent SSE change bytes (a snapshot being sent not counted) before a subscriber is reset to a snapshot (default 1048576)") { c, v throws(ConfigurationError) in
             c.subscriberBufferBytes = try integer(v, flag: "--subscriber-buffer-bytes", in: 1_024...(1 << 30))
         },
         Option(flag: "--shutdown-grace-s", variable: "STOREHOUSE_SHUTDOWN_GRACE_S", placeholder: "N", help: "longest graceful shutdown before connections are cut (default 10)") { c, v throws(ConfigurationError) in

@@ -1,7 +1,7 @@
 import HTTPEngine
 
 /// One open `GET /sessions/{id}/events` stream.
-final class Subscriber: @unchecked Sendable {  // `lastVersion`, `lastWrite` and `awaitingSnapshot` are guarded by the owning session's lock
+final class Subscriber: @unchecked Sendable {  // every `var` is guarded by the owning session's lock
     let stream: HTTPStream
     /// The newest version this subscriber has been sent (by change or snapshot).
     var lastVersion: Int
@@ -10,6 +10,10 @@ final class Subscriber: @unchecked Sendable {  // `lastVersion`, `lastWrite` and
     /// Reset by the slow-subscriber rule: changes skip it until its stream drains and it is sent
     /// a snapshot of the head as it is then.
     var awaitingSnapshot = false
+    /// The size of the last snapshot sent, allowed on top of the bound until the stream's unsent
+    /// bytes are back within it: the bound is for changes falling behind, and a state larger than
+    /// it would otherwise reset a subscriber that keeps up at every change.
+    var snapshotAllowance = 0
 
     init(stream: HTTPStream, lastVersion: Int, lastWrite: Int64) {
         self.stream = stream

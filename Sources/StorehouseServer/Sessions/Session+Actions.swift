@@ -321,6 +321,7 @@ extension Session {
             let frame = snapshotFrameLocked().frame
             for subscriber in stale {
                 subscriber.stream.replacePending(with: frame)
+                subscriber.snapshotAllowance = frame.bytes.count
                 subscriber.lastVersion = version
             }
         }
