@@ -37,6 +37,22 @@ final class SessionRoutesTests: XCTestCase {
         XCTAssertTrue(response.text.hasSuffix(#""state":{"tasks":{"byId":{"2":{"id":2,"title":"b","done":true}},"allIds":[2]},"favoriteIds":[2],"nextId":3}}"#), response.text)
     }
 
+    func testRestoredStateWaitingForAnEffectRunsItAsARestartWould() throws {
+        // A request in flight in the restored state is asked again at once; before, the flag
+        // stayed set (409 for the button) until the next restart resumed it.
+        let fixture = try ServerFixture()
+        let state = #"{"count":5,"favoritePrimes":[],"activityFeed":[],"nthPrime":null,"isNthPrimeRequestInFlight":true}"#
+        let (id, token) = try fixture.createSession(#"{"kind":"counter","state":\#(state)}"#)
+        let events = try TestClient(port: fixture.port)
+        _ = try events.openEvents("/sessions/\(id)/events", headers: bearer(token))
+        var event = try events.nextEvent()
+        while event.id != "1" { event = try events.nextEvent() }
+        let answer = try fixture.client().request("GET", "/sessions/\(id)/state", headers: bearer(token))
+        XCTAssertEqual(answer.text, #"{"version":1,"state":{"count":5,"favoritePrimes":[],"activityFeed":[],"nthPrime":11,"isNthPrimeRequestInFlight":false}}"#)
+        let log = try fixture.client().request("GET", "/sessions/\(id)/actions", headers: bearer(token))
+        XCTAssertTrue(log.text.contains(#""source":"effect""#), log.text)
+    }
+
     func testUnknownKindListsValidKinds() throws {
         let fixture = try ServerFixture()
         let response = try fixture.client().request("POST", "/sessions", body: #"{"kind":"nope"}"#)

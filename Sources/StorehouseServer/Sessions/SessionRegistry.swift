@@ -54,6 +54,9 @@ final class SessionRegistry: Sendable {
             switch result {
             case .success:
                 completion(.success((session, token)))
+                // A restored state may wait for an effect (a request in flight when it was taken):
+                // it runs now, as it would after a restart, instead of leaving the flag set for good.
+                if state != nil { session.resumeInterruptedEffects() }
             case .failure(let error):
                 _ = sessions.withLock { $0.removeValue(forKey: id) }
                 ServerLog.error("cannot create session files: \(error)")
