@@ -57,6 +57,24 @@ final class CORSTests: XCTestCase {
         XCTAssertNil(fromCurl.header("Access-Control-Allow-Origin"))
     }
 
+    func testRefusalsOfTheHTTPLayerCarryTheHeadersToo() throws {
+        // Refused before any route saw them: a page must still be able to read why.
+        let fixture = try ServerFixture { $0.maxBodyBytes = 64 }
+        let tooLarge = try fixture.client()
+        try tooLarge.sendRaw("POST /sessions HTTP/1.1\r\nHost: x\r\nOrigin: https://app.example\r\nContent-Length: 100000\r\n\r\n")
+        let answer = try tooLarge.readResponse(method: "POST")
+        XCTAssertEqual(answer.status, 413)
+        XCTAssertEqual(answer.header("Access-Control-Allow-Origin"), "*")
+        let malformed = try fixture.client()
+        try malformed.sendRaw("GET /healthz HTTP/1.1\r\nHost: x\r\nHost: y\r\nOrigin: https://app.example\r\n\r\n")
+        let bad = try malformed.readResponse()
+        XCTAssertEqual(bad.status, 400)
+        XCTAssertEqual(bad.header("Access-Control-Allow-Origin"), "*")
+        let fromCurl = try fixture.client()
+        try fromCurl.sendRaw("GET /healthz HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n")
+        XCTAssertNil(try fromCurl.readResponse().header("Access-Control-Allow-Origin"))
+    }
+
     func testTheEventStreamCarriesTheHeaders() throws {
         let fixture = try ServerFixture()
         let (id, token) = try fixture.createSession()

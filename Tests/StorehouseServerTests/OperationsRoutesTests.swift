@@ -44,6 +44,21 @@ final class OperationsRoutesTests: XCTestCase {
         }
     }
 
+    func testRefusalsOfTheHTTPLayerAreCounted() throws {
+        let fixture = try ServerFixture { $0.maxBodyBytes = 64 }
+        let tooLarge = try fixture.client()
+        try tooLarge.sendRaw("POST /sessions?access_token=secret HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n")
+        XCTAssertEqual(try tooLarge.readResponse(method: "POST").status, 413)
+        let malformed = try fixture.client()
+        try malformed.sendRaw("GET /healthz HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n")
+        XCTAssertEqual(try malformed.readResponse().status, 400)
+        let metrics = try fixture.client().request("GET", "/metrics").text
+        for line in [#"storehouse_http_requests_total{route="/sessions",method="POST",status="413"} 1"#,
+                     #"storehouse_http_requests_total{route="/healthz",method="GET",status="400"} 1"#] {
+            XCTAssertTrue(metrics.contains(line), "missing \(line) in\n\(metrics)")
+        }
+    }
+
     func testProblemTypesAreExplained() throws {
         let fixture = try ServerFixture()
         let client = try fixture.client()

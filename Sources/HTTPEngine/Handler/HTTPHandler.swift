@@ -19,10 +19,18 @@ public protocol HTTPHandler: Sendable {
     /// journal group commit), and to answer them from this thread. It may block briefly; the
     /// thread's other connections wait meanwhile. The default does nothing.
     func eventLoopWillWait()
+
+    /// Called on the I/O thread when the engine answers a request itself, before any handler saw
+    /// it: malformed or oversized (400, 413, 414, 431, 505), too slow (408), or over the connection
+    /// limit (503). The place to count and log such answers; the headers returned are added to the
+    /// problem answer (CORS, for a browser to read it). It must not block. The default adds none.
+    func engineRefused(_ refused: RefusedRequest) -> HTTPHeaders
 }
 
 extension HTTPHandler {
     public func eventLoopWillWait() {}
+
+    public func engineRefused(_ refused: RefusedRequest) -> HTTPHeaders { HTTPHeaders() }
 }
 
 /// Wraps a closure as an `HTTPHandler`.

@@ -8,7 +8,7 @@ import HTTPEngine
 /// clients' answers stay as they were.
 enum CORS {
     /// Response headers a page's script may read besides the CORS-safelisted ones.
-    static let exposed = "ETag, Location, Retry-After, Allow, Idempotent-Replayed, Preference-Applied"
+    static let exposed = "ETag, Location, Retry-After, Allow, Idempotent-Replayed, Preference-Applied, WWW-Authenticate"
     /// Request headers a page may send (the API's own plus the ones every client uses).
     static let allowedHeaders = "Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, Prefer, Last-Event-ID"
     /// How long a browser may reuse a preflight answer, in seconds.
@@ -16,7 +16,12 @@ enum CORS {
 
     /// Adds the answer's CORS headers when `request` came from a browser on some origin.
     static func addHeaders(for request: HTTPRequest, to headers: inout HTTPHeaders) {
-        guard request.headers["Origin"] != nil else { return }
+        addHeaders(for: request.headers, to: &headers)
+    }
+
+    /// The same, from the request's header fields (all the engine had of a request it refused).
+    static func addHeaders(for requestHeaders: HTTPHeaders, to headers: inout HTTPHeaders) {
+        guard requestHeaders["Origin"] != nil else { return }
         headers.add("Access-Control-Allow-Origin", "*")
         headers.add("Access-Control-Expose-Headers", exposed)
     }

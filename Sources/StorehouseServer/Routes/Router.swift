@@ -30,6 +30,21 @@ final class Router: HTTPHandler {
         registry.context.log.commitPending()
     }
 
+    /// The engine's own refusals are answers too: counted, logged, and readable by a browser.
+    func engineRefused(_ refused: RefusedRequest) -> HTTPHeaders {
+        // Only what the parser accepted as a request line is shown; anything else is "-".
+        func printable(_ s: String) -> String? { !s.isEmpty && s.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F } ? s : nil }
+        let method = printable(refused.method) ?? "-"
+        let path = printable(refused.path)
+        metrics.recordRequest(route: path.map(Self.route) ?? .other, method: method, status: refused.status, seconds: 0)
+        if accessLog.enabled {
+            accessLog.record(method: method, path: path ?? "-", status: refused.status, seconds: 0, now: registry.context.now())
+        }
+        var headers = HTTPHeaders()
+        CORS.addHeaders(for: refused.headers, to: &headers)
+        return headers
+    }
+
     func handle(_ request: HTTPRequest, _ responder: HTTPResponder) {
         // The route is read off the path's bytes; only the id (or slug) becomes a string.
         let (route, name) = request.withPathBytes { path -> (Metrics.Route, String) in

@@ -1,0 +1,25 @@
+/// What the engine had read of a request it answered itself (see `HTTPHandler.engineRefused`).
+///
+/// ```swift
+/// func engineRefused(_ refused: RefusedRequest) -> HTTPHeaders {
+///     log("\(refused.method) \(refused.path) \(refused.status)")
+///     return refused.headers["Origin"] == nil ? [:] : ["Access-Control-Allow-Origin": "*"]
+/// }
+/// ```
+public struct RefusedRequest: Sendable {
+    /// The status of the problem answer about to be sent.
+    public let status: Int
+    /// The request line's method and target; empty when the refusal came before they were read
+    /// (the connection limit, a malformed request line).
+    public let method: String
+    public let target: String
+    /// The header fields read before the refusal: all of them for a body refused as too large,
+    /// some or none for a refusal inside the header block.
+    public let headers: HTTPHeaders
+
+    /// The target without its query (which may carry a secret, such as `?access_token=`).
+    public var path: String {
+        guard let query = target.firstIndex(of: "?") else { return target }
+        return String(target[..<query])
+    }
+}
