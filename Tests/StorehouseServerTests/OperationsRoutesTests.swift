@@ -89,6 +89,13 @@ final class OperationsRoutesTests: XCTestCase {
         XCTAssertEqual(head.header("ETag"), "\"0\"")
         XCTAssertTrue(head.body.isEmpty)
         XCTAssertEqual(try client.request("GET", "/healthz").status, 200, "the connection is still in step after HEAD")
+        // The event stream's HEAD has the stream's head: no Content-Length of 0 for an endless body.
+        let events = try client.request("HEAD", "/sessions/\(id)/events", headers: bearer(token))
+        XCTAssertEqual(events.status, 200)
+        XCTAssertEqual(events.header("Content-Type"), "text/event-stream")
+        XCTAssertEqual(events.header("Transfer-Encoding"), "chunked")
+        XCTAssertNil(events.header("Content-Length"))
+        XCTAssertEqual(try client.request("GET", "/healthz").status, 200, "the connection is still in step after HEAD of a stream")
     }
 
     func testTokenNeverAppearsInTheAccessLog() throws {

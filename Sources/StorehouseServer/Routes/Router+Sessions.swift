@@ -255,7 +255,10 @@ extension Router {
         headers.add("Cache-Control", "no-cache")
         headers.add("X-Accel-Buffering", "no")
         if request.method == "HEAD" {
-            return exchange.send(HTTPResponse(status: 200, headers: headers, body: []))
+            // The stream's own head, chunked and without Content-Length, as GET would start it
+            // (RFC 9110 §9.3.2); the engine sends no body for HEAD and ends the stream at once.
+            _ = exchange.startStream(status: 200, headers: headers)
+            return exchange.record(status: 200)
         }
         let stream = exchange.startStream(status: 200, headers: headers)
         exchange.record(status: 200)
