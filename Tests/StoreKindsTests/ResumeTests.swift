@@ -37,6 +37,25 @@ final class ResumeTests: XCTestCase {
         XCTAssertEqual(none, [])
     }
 
+    func testAReplayedJobRunsWithTheInputsOfTheActionThatStartedIt() async throws {
+        // As recovery does: replay the records, keep the newest job of each name, then resume.
+        let kind = try XCTUnwrap(KindRegistry.kind(named: "counter"))
+        let store = try kind.makeStore(state: nil, version: 0, environment: .immediate)
+        let records = ["counter/incrTapped", "counter/incrTapped", "counter/nthPrimeButtonTapped", "counter/incrTapped"]
+        _ = try store.apply(records.map { ActionRecord(type: $0, at: 0, source: .client) })
+        var replayed: [String: PendingEffect] = [:]
+        for effect in store.takePendingEffects() { if let id = effect.id { replayed[id] = effect } }
+        XCTAssertEqual(Array(replayed.keys), ["counter/nthPrime"])
+        let sent = Mutex<[String]>([])
+        for effect in store.interruptedEffects(replayed: replayed) {
+            await effect.run { type, payload in
+                sent.withLock { $0.append(type + (payload.map { " " + String(decoding: $0.encoded(), as: UTF8.self) } ?? "")) }
+            }
+        }
+        // Tapped at count 2: the 2nd prime, not the 3rd (the count at the end).
+        XCTAssertEqual(sent.withLock { $0 }, [#"counter/nthPrimeResponse {"prime":3}"#])
+    }
+
     func testKindsWithoutResumeWaitForNothing() async throws {
         let sent = try await resumed("shop", #"{"products":["a"]}"#)
         XCTAssertEqual(sent, [])

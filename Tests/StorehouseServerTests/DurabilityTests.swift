@@ -200,6 +200,33 @@ final class DurabilityTests: XCTestCase {
         XCTAssertEqual(((state.json["state"] as? [String: Any])?["email"] as? [String: Any])?["valid"] as? Bool, true)
     }
 
+    /// The request runs again with the inputs of the action that started it, not with the
+    /// state at the crash: a password changed while the login was in flight does not change
+    /// the login's outcome after a restart any more than it would have without one.
+    func testAResumedEffectKeepsTheInputsOfTheActionThatStartedIt() throws {
+        let directory = temporaryDirectory()
+        var id = "", token = ""
+        do {
+            // The login service never answers in this process's lifetime.
+            let parked = EffectEnvironment(latency: .milliseconds(1), sleep: { _ in await Gate().wait() })
+            let fixture = try ServerFixture({ $0.inMemory = false; $0.dataDirectory = directory }, environment: parked)
+            let ready = #"{"online":true,"email":{"rawValue":"a@b.c","valid":true,"currentValidation":null},"password":"goodpassword1","loggingIn":false,"canLogin":true}"#
+            (id, token) = try fixture.createSession(#"{"kind":"login","state":\#(ready)}"#)
+            let client = try fixture.client()
+            for body in [#"{"type":"login/confirmationAnswered","payload":{"confirm":true}}"#, #"{"type":"login/passwordChanged","payload":"wrongpassword"}"#] {
+                XCTAssertEqual(try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: body).status, 200)
+            }
+            fixture.server.shutdown()
+        }
+        let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory }
+        let events = try fixture.client()
+        _ = try events.openEvents("/sessions/\(id)/events", headers: bearer(token).merging(["Last-Event-ID": "2"]) { $1 })
+        var answer = try events.nextEvent()
+        while answer.id != "3" { answer = try events.nextEvent() }
+        XCTAssertEqual((answer.json["action"] as? [String: Any])?["type"] as? String, "login/loginSucceeded",
+                       "the login was asked with the password of its confirmation")
+    }
+
     func testDeleteRemovesTheSessionsFiles() throws {
         let directory = temporaryDirectory()
         let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory }

@@ -8,9 +8,22 @@
 public struct Effect<Action: Sendable>: Sendable {
     public typealias Work = @Sendable (EffectEnvironment, Send<Action>) async -> Void
 
+    /// One async work and the name its kind gave it, if any.
+    public struct Job: Sendable {
+        /// Names the request a state can wait for (`Kind.resume`), so that after a restart the
+        /// job a replayed action started runs again with that action's inputs.
+        public let id: String?
+        public let work: Work
+
+        @inlinable public init(id: String?, work: @escaping Work) {
+            self.id = id
+            self.work = work
+        }
+    }
+
     @usableFromInline enum Node: Sendable {
         case none
-        case run(Work)
+        case run(Job)
         case output(StoreOutput)
         case merge([Effect])
     }
@@ -20,8 +33,11 @@ public struct Effect<Action: Sendable>: Sendable {
     @usableFromInline init(_ node: Node) { self.node = node }
 
     @inlinable public static var none: Effect { Effect(.none) }
-    /// Async work; reads top to bottom, sends any number of actions, in order.
-    @inlinable public static func run(_ work: @escaping Work) -> Effect { Effect(.run(work)) }
+    /// Async work; reads top to bottom, sends any number of actions, in order. `id` names a
+    /// request that a state records as in flight (see `Kind.resume`):
+    ///
+    ///     return .run(id: "counter/nthPrime") { _, send in send(.nthPrimeResponse(prime: Primes.nthPrime(n))) }
+    @inlinable public static func run(id: String? = nil, _ work: @escaping Work) -> Effect { Effect(.run(Job(id: id, work: work))) }
     /// An output for clients, emitted with the action's change.
     @inlinable public static func output(_ output: StoreOutput) -> Effect { Effect(.output(output)) }
     @inlinable public static func output(_ type: String, payload: JSONValue? = nil) -> Effect { Effect(.output(StoreOutput(type: type, payload: payload))) }
@@ -35,21 +51,22 @@ public struct Effect<Action: Sendable>: Sendable {
         switch node {
         case .none: return .none
         case .output(let o): return .output(o)
-        case .run(let work):
-            return .run { environment, send in
+        case .run(let job):
+            let work = job.work
+            return .run(id: job.id) { environment, send in
                 await work(environment, Send { send(transform($0)) })
             }
         case .merge(let effects): return .merge(effects.map { $0.map(transform) })
         }
     }
 
-    /// Splits the tree into outputs (emitted at once) and the async works (run later), in order.
-    @inlinable public func flatten(outputs: inout [StoreOutput], works: inout [Work]) {
+    /// Splits the tree into outputs (emitted at once) and the async jobs (run later), in order.
+    @inlinable public func flatten(outputs: inout [StoreOutput], jobs: inout [Job]) {
         switch node {
         case .none: break
         case .output(let o): outputs.append(o)
-        case .run(let w): works.append(w)
-        case .merge(let effects): for e in effects { e.flatten(outputs: &outputs, works: &works) }
+        case .run(let job): jobs.append(job)
+        case .merge(let effects): for e in effects { e.flatten(outputs: &outputs, jobs: &jobs) }
         }
     }
 }

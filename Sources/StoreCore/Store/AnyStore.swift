@@ -19,12 +19,17 @@ public protocol AnyStore: AnyObject {
     func takePendingEffects() -> [PendingEffect]
     /// The effects the current state is still waiting for (see `Kind.resume`), to run again after
     /// a restart; the state is not changed. Outputs are dropped: they were emitted the first time.
-    func interruptedEffects() -> [PendingEffect]
+    /// `replayed`: the newest job of each name that the actions replayed at recovery started
+    /// (`Effect.run(id:)`); it runs instead of the one `resume` rebuilds from the current state.
+    func interruptedEffects(replayed: [String: PendingEffect]) -> [PendingEffect]
 }
 
 extension AnyStore {
     /// For conformers with no `resume`: nothing is waited for.
-    public func interruptedEffects() -> [PendingEffect] { [] }
+    public func interruptedEffects(replayed: [String: PendingEffect]) -> [PendingEffect] { [] }
+
+    /// What the state waits for, rebuilt from the state alone (no action was replayed).
+    public func interruptedEffects() -> [PendingEffect] { interruptedEffects(replayed: [:]) }
 
     /// For conformers that cannot do better: encode, then copy.
     public func encodeState(into bytes: inout [UInt8]) {

@@ -19,9 +19,12 @@ public struct Change: Sendable {
 /// that produced it is durable, and feeds each action it sends back through `apply` with
 /// source `.effect`.
 public struct PendingEffect: Sendable {
+    /// The name its kind gave the request (`Effect.run(id:)`), if any.
+    public let id: String?
     let body: @Sendable (@escaping @Sendable (_ type: String, _ payload: JSONValue?) -> Void) async -> Void
 
-    public init(_ body: @escaping @Sendable (@escaping @Sendable (_ type: String, _ payload: JSONValue?) -> Void) async -> Void) {
+    public init(id: String? = nil, _ body: @escaping @Sendable (@escaping @Sendable (_ type: String, _ payload: JSONValue?) -> Void) async -> Void) {
+        self.id = id
         self.body = body
     }
 

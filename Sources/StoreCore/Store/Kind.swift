@@ -6,7 +6,10 @@
 /// `resume` names the effects a state is still waiting for (a request in flight). A restart
 /// rebuilds the state from the journal but cannot rebuild an effect that was running when the
 /// process died, so recovery asks `resume` and runs them again; without it such a state would
-/// wait for an answer forever.
+/// wait for an answer forever. Give such an effect an id (`Effect.run(id:)`): when the action
+/// that started it is among the records recovery replays, the job that action started runs
+/// again, with its inputs (the count when the button was tapped, not the count at the crash);
+/// the effect `resume` builds from the current state is the fallback.
 public struct Kind<State: StoreState, Action: StoreAction>: StoreKind {
     public let name: String
     public let reducer: Reducer<State, Action>

@@ -17,7 +17,7 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
     @usableFromInline var _state: State
     public let reducer: Reducer<State, Action>
     public let environment: EffectEnvironment
-    @usableFromInline var pending: [Effect<Action>.Work] = []
+    @usableFromInline var pending: [Effect<Action>.Job] = []
 
     @inlinable public var version: Int { _version }
     @inlinable public var state: State { _state }
@@ -77,13 +77,13 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
     public func send(_ actions: [Action], at: Int64, source: ActionSource = .client) throws(BatchError)
         -> (changes: [Change], effects: [Effect<Action>.Work]) {
         let records = actions.map { ActionRecord(type: $0.type, payload: $0.payload, at: at, source: source) }
-        var works: [Effect<Action>.Work] = []
-        let changes = try run(actions, records, collect: &works)
-        return (changes, works)
+        var jobs: [Effect<Action>.Job] = []
+        let changes = try run(actions, records, collect: &jobs)
+        return (changes, jobs.map(\.work))
     }
 
     @inlinable
-    func applyOne(_ action: Action, _ record: ActionRecord, collect: inout [Effect<Action>.Work]) throws(BatchError) -> Change {
+    func applyOne(_ action: Action, _ record: ActionRecord, collect: inout [Effect<Action>.Job]) throws(BatchError) -> Change {
         let before = _state.checkpoint()
         let change = try step(action, record, index: 0, before: before, batchStart: before, collect: &collect)
         _state.commit()
@@ -92,11 +92,11 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
     }
 
     @inlinable
-    func run(_ actions: [Action], _ records: [ActionRecord], collect: inout [Effect<Action>.Work]) throws(BatchError) -> [Change] {
+    func run(_ actions: [Action], _ records: [ActionRecord], collect: inout [Effect<Action>.Job]) throws(BatchError) -> [Change] {
         guard !actions.isEmpty else { return [] }
         var changes: [Change] = []
         changes.reserveCapacity(actions.count)
-        var works: [Effect<Action>.Work] = []
+        var works: [Effect<Action>.Job] = []
         let batchStart = _state.checkpoint()
         for i in 0..<actions.count {
             let before = i == 0 ? batchStart : _state.checkpoint()
@@ -112,7 +112,7 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
     /// then the patch since `before`, the outputs, and the effects' work (into `collect`).
     @inlinable
     func step(_ action: Action, _ record: ActionRecord, index: Int, before: State.Checkpoint, batchStart: State.Checkpoint,
-              collect: inout [Effect<Action>.Work]) throws(BatchError) -> Change {
+              collect: inout [Effect<Action>.Job]) throws(BatchError) -> Change {
         let effect: Effect<Action>
         do {
             effect = try reducer.reduce(&_state, action, ActionContext(at: record.at, source: record.source))
@@ -123,7 +123,7 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
         var patch = PatchWriter()
         _state.writePatch(since: before, into: &patch)
         var outputs: [StoreOutput] = []
-        if !effect.isNone { effect.flatten(outputs: &outputs, works: &collect) }
+        if !effect.isNone { effect.flatten(outputs: &outputs, jobs: &collect) }
         return Change(version: _version + index + 1, action: record, patch: patch.finish(), outputs: outputs)
     }
 
@@ -131,7 +131,7 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
     /// the next `takePendingEffects`; used to run again what a restored state waits for.
     public func queue(_ effect: Effect<Action>) {
         var outputs: [StoreOutput] = []
-        effect.flatten(outputs: &outputs, works: &pending)
+        effect.flatten(outputs: &outputs, jobs: &pending)
     }
 
     @inlinable public func takePendingEffects() -> [PendingEffect] {
@@ -142,11 +142,12 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
     }
 
     @usableFromInline func takeQueuedEffects() -> [PendingEffect] {
-        let works = pending
+        let jobs = pending
         pending = []
         let environment = self.environment
-        return works.map { work in
-            PendingEffect { send in
+        return jobs.map { job in
+            let work = job.work
+            return PendingEffect(id: job.id) { send in
                 await work(environment, Send { action in send(action.type, action.payload) })
             }
         }
@@ -164,7 +165,7 @@ public final class ErasedStore: AnyStore {
     @usableFromInline let _encodedStateAt: (JSONPointer) -> [UInt8]?
     @usableFromInline let _apply: ([ActionRecord]) throws(BatchError) -> [Change]
     @usableFromInline let _takePendingEffects: () -> [PendingEffect]
-    @usableFromInline let _interruptedEffects: () -> [PendingEffect]
+    @usableFromInline let _interruptedEffects: ([String: PendingEffect]) -> [PendingEffect]
 
     @inlinable
     public init<State, Action>(_ store: Store<State, Action>, resume: (@Sendable (State) -> Effect<Action>)? = nil) {
@@ -176,10 +177,12 @@ public final class ErasedStore: AnyStore {
         _encodedStateAt = { store.encodedState(at: $0) }
         _apply = { (records) throws(BatchError) -> [Change] in try store.apply(records) }
         _takePendingEffects = { store.takePendingEffects() }
-        _interruptedEffects = {
+        _interruptedEffects = { replayed in
             guard let resume else { return [] }
             store.queue(resume(store.state))
-            return store.takePendingEffects()
+            // A named request's own job, started by a replayed action, carries that action's
+            // inputs; `resume` can only rebuild it from the state as it is now.
+            return store.takePendingEffects().map { fresh in fresh.id.flatMap { replayed[$0] } ?? fresh }
         }
     }
 
@@ -190,5 +193,5 @@ public final class ErasedStore: AnyStore {
     public func encodedState(at pointer: JSONPointer) -> [UInt8]? { _encodedStateAt(pointer) }
     public func apply(_ actions: [ActionRecord]) throws(BatchError) -> [Change] { try _apply(actions) }
     public func takePendingEffects() -> [PendingEffect] { _takePendingEffects() }
-    public func interruptedEffects() -> [PendingEffect] { _interruptedEffects() }
+    public func interruptedEffects(replayed: [String: PendingEffect]) -> [PendingEffect] { _interruptedEffects(replayed) }
 }

@@ -42,7 +42,7 @@ public let counterReducer = Reducer<CounterState, CounterAction> { state, action
 
 /// Computes the `n`-th prime off the store's thread and feeds it back.
 func nthPrimeEffect(_ n: Int) -> Effect<CounterAction> {
-    .run { _, send in
+    .run(id: "counter/nthPrime") { _, send in
         send(.nthPrimeResponse(prime: Primes.nthPrime(n)))
     }
 }

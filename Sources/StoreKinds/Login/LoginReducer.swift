@@ -50,7 +50,7 @@ public let loginReducer = Reducer<LoginState, LoginAction> { state, action, _ th
 
 /// Asks the validation service about `email` and feeds back its verdict.
 func validationEffect(_ email: String) -> Effect<LoginAction> {
-    .run { environment, send in
+    .run(id: "login/emailValidation") { environment, send in
         await environment.sleep(environment.latency)  // stands for the validation service
         send(.emailValidated(valid: LoginService.isDeliverable(email), email: email))
     }
@@ -58,7 +58,7 @@ func validationEffect(_ email: String) -> Effect<LoginAction> {
 
 /// Asks the login service and feeds back success (with a token) or failure.
 func loginEffect(password: String) -> Effect<LoginAction> {
-    .run { environment, send in
+    .run(id: "login/login") { environment, send in
         await environment.sleep(environment.latency)  // stands for the login service
         if LoginService.accepts(password: password) {
             send(.loginSucceeded(token: environment.makeToken()))

@@ -110,10 +110,14 @@ enum Recovery {
         var keptBytes = 0
         let head = version + records.count
         var start = 0
+        // The newest job of each name the replayed actions started: what an interrupted request
+        // runs again (`AnyStore.interruptedEffects`). Kept per name, so memory stays small.
+        var replayedEffects: [String: PendingEffect] = [:]
         while start < records.count {
             let point = ((version + start) / context.keepEvery + 1) * context.keepEvery
             let end = min(records.count, point - version)
             changes += try store.apply(Array(records[start..<end]))
+            for effect in store.takePendingEffects() { if let id = effect.id { replayedEffects[id] = effect } }
             // Only points the window (`--history` back from the head) can start from are kept,
             // and no more of them than the kept states' budget holds (the session keeps no more).
             if end < records.count, point >= head - context.history - context.keepEvery {
@@ -124,7 +128,6 @@ enum Recovery {
             }
             start = end
         }
-        _ = store.takePendingEffects()
         if let last = records.last { updatedAt = max(updatedAt, last.at) }
         for (lastVersion, mark) in marks {
             idempotency.insert(mark.key, .init(bodyHash: mark.bodyHash, firstVersion: mark.firstVersion, lastVersion: lastVersion,
@@ -133,7 +136,7 @@ enum Recovery {
         }
         let session = Session(id: meta.id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context)
         session.restore(changes: changes, baseVersion: version, baseState: state, keptAlong: keptAlong,
-                        updatedAt: updatedAt, idempotency: idempotency)
+                        updatedAt: updatedAt, idempotency: idempotency, replayedEffects: replayedEffects)
         return session
     }
 }
@@ -141,15 +144,19 @@ enum Recovery {
 extension Session {
     /// Starts the effects the recovered state still waits for (a request in flight at the crash).
     func resumeInterruptedEffects() {
-        let effects = lock.withLock { store.interruptedEffects() }
+        let effects = lock.withLock {
+            defer { replayedEffects = [:] }
+            return store.interruptedEffects(replayed: replayedEffects)
+        }
         if !effects.isEmpty { start(effects) }
     }
 
     /// Installs what recovery replayed: the history after the snapshot and the idempotency window.
     /// `keptAlong`: states at versions between the base and the head, in order, kept on the way.
     func restore(changes: [Change], baseVersion: Int, baseState: JSONValue?, keptAlong: [(version: Int, bytes: [UInt8])] = [],
-                 updatedAt: Int64, idempotency: IdempotencyCache) {
+                 updatedAt: Int64, idempotency: IdempotencyCache, replayedEffects: [String: PendingEffect] = [:]) {
         lock.withLock {
+            self.replayedEffects = replayedEffects
             journalSnapshotVersion = baseVersion
             for change in changes { history.append(.init(version: change.version, record: change.action, patch: change.patch)) }
             durableVersion = store.version

@@ -45,6 +45,9 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// The head as an SSE `snapshot` frame, built once per version and shared by every stream
     /// that needs one. Cleared with `cachedState`.
     var cachedSnapshot: (version: Int, frame: SharedChunk)?
+    /// Set by recovery until `resumeInterruptedEffects`: the newest job of each name that the
+    /// replayed actions started.
+    var replayedEffects: [String: PendingEffect] = [:]
     /// The newest action time, so versions never go back in time.
     var lastActionAt: Int64 = 0
     /// The version of the newest snapshot handed to the journal.
