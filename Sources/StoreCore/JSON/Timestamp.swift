@@ -33,7 +33,8 @@ public enum Timestamp {
         bytes.append(UInt8(ascii: "Z"))
     }
 
-    /// Reads "YYYY-MM-DDTHH:MM:SS[.fff]Z" back to millis; nil for anything else.
+    /// Reads "YYYY-MM-DDTHH:MM:SS[.fff]Z" back to millis; nil for anything else, a day the month
+    /// does not have and a leap second included.
     public static func millis(iso8601 text: String) -> Int64? {
         let u = Array(text.utf8)
         guard u.count >= 20, u.last == UInt8(ascii: "Z") else { return nil }
@@ -49,7 +50,7 @@ public enum Timestamp {
         guard let y = num(0, 4), u[4] == UInt8(ascii: "-"), let mo = num(5, 2), u[7] == UInt8(ascii: "-"),
               let d = num(8, 2), u[10] == UInt8(ascii: "T"), let h = num(11, 2), u[13] == UInt8(ascii: ":"),
               let mi = num(14, 2), u[16] == UInt8(ascii: ":"), let s = num(17, 2),
-              (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61 else { return nil }
+              (1...12).contains(mo), d >= 1, d <= daysIn(month: mo, year: y), h < 24, mi < 60, s < 60 else { return nil }
         var ms: Int64 = 0
         if u[19] == UInt8(ascii: ".") {
             let fracCount = u.count - 21
@@ -64,6 +65,16 @@ public enum Timestamp {
         }
         let days = days(fromCivil: y, mo, d)
         return ((days * 86_400 + h * 3600 + mi * 60 + s) * 1000) + ms
+    }
+
+    /// Read back, a date the calendar does not have (February 30) or a leap second would come
+    /// out as another instant written differently, so such texts are refused, not rolled over.
+    static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     static func floorDivMod(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
