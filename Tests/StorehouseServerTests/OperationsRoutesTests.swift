@@ -1,5 +1,6 @@
 import XCTest
 @testable import StorehouseServer
+import HTTPEngine
 
 /// API.md "Endpoints": health, readiness, metrics, kinds, problem types, unknown routes.
 final class OperationsRoutesTests: XCTestCase {
@@ -52,8 +53,13 @@ final class OperationsRoutesTests: XCTestCase {
         let malformed = try fixture.client()
         try malformed.sendRaw("GET /healthz HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n")
         XCTAssertEqual(try malformed.readResponse().status, 400)
+        // Absolute form: the path is read as for any request, with no authority (or password) in it.
+        let absolute = try fixture.client()
+        try absolute.sendRaw("POST http://user:secret@x/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n")
+        XCTAssertEqual(try absolute.readResponse(method: "POST").status, 413)
+        XCTAssertEqual(RefusedRequest(status: 413, method: "POST", target: "http://user:secret@x/sessions?access_token=t", headers: [:]).path, "/sessions")
         let metrics = try fixture.client().request("GET", "/metrics").text
-        for line in [#"storehouse_http_requests_total{route="/sessions",method="POST",status="413"} 1"#,
+        for line in [#"storehouse_http_requests_total{route="/sessions",method="POST",status="413"} 2"#,
                      #"storehouse_http_requests_total{route="/healthz",method="GET",status="400"} 1"#] {
             XCTAssertTrue(metrics.contains(line), "missing \(line) in\n\(metrics)")
         }

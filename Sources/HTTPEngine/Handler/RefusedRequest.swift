@@ -17,9 +17,17 @@ public struct RefusedRequest: Sendable {
     /// some or none for a refusal inside the header block.
     public let headers: HTTPHeaders
 
-    /// The target without its query (which may carry a secret, such as `?access_token=`).
+    public init(status: Int, method: String, target: String, headers: HTTPHeaders) {
+        self.status = status
+        self.method = method
+        self.target = target
+        self.headers = headers
+    }
+
+    /// The target's path as `HTTPRequest.path` reads it: without its query (which may carry a
+    /// secret, such as `?access_token=`) and, in absolute form, without scheme and authority
+    /// (which may carry a password). Empty when there is no target.
     public var path: String {
-        guard let query = target.firstIndex(of: "?") else { return target }
-        return String(target[..<query])
+        target.isEmpty ? "" : HTTPRequest(method: method, target: target).path
     }
 }
