@@ -29,12 +29,16 @@ public struct TasksState: StoreState, Equatable, Encodable {
         tasks = try json.decodeMember("tasks", at: path)
         favoriteIds = try json.decodeMember("favoriteIds", at: path)
         nextId = try json.decodeMember("nextId", at: path)
-        // The reducer keeps favorites unique; a duplicate would outlive its task's `remove` and
-        // leave a state this decoder refuses, so a session holding it could not be recovered.
+        for (i, id) in favoriteIds.enumerated() where !tasks.contains(id) {
+            throw StateDecodingError(path: path + "/favoriteIds/\(i)", message: "no task has this id")
+        }
+        // Favorites are a set kept in order, as the reducer keeps them. A duplicate is dropped
+        // here rather than refused: journals written before this rule may hold one, and their
+        // sessions must still recover; kept, it would outlive its task's `remove`.
         var seen = Set<Int>()
-        for (i, id) in favoriteIds.enumerated() {
-            guard tasks.contains(id) else { throw StateDecodingError(path: path + "/favoriteIds/\(i)", message: "no task has this id") }
-            guard seen.insert(id).inserted else { throw StateDecodingError(path: path + "/favoriteIds/\(i)", message: "listed twice") }
+        if favoriteIds.contains(where: { !seen.insert($0).inserted }) {
+            seen = []
+            favoriteIds = favoriteIds.filter { seen.insert($0).inserted }
         }
         // Ids come from nextId, which starts at 1: a restored state must not make add() hand out
         // a negative id, whose key ("-5") the state's schema does not allow.
