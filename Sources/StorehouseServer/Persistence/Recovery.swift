@@ -144,11 +144,16 @@ enum Recovery {
 extension Session {
     /// Starts the effects the recovered state still waits for (a request in flight at the crash).
     func resumeInterruptedEffects() {
-        let effects = lock.withLock {
+        start(takeInterruptedEffects())
+    }
+
+    /// What the state waits for, as of now: taken before anyone else can act on the session, so
+    /// an action of theirs cannot start the same request first.
+    func takeInterruptedEffects() -> [PendingEffect] {
+        lock.withLock {
             defer { replayedEffects = [:] }
             return store.interruptedEffects(replayed: replayedEffects)
         }
-        if !effects.isEmpty { start(effects) }
     }
 
     /// Installs what recovery replayed: the history after the snapshot and the idempotency window.

@@ -53,10 +53,12 @@ final class SessionRegistry: Sendable {
         context.log.create(sessionID: id, meta: meta) { [self] result in
             switch result {
             case .success:
-                completion(.success((session, token)))
                 // A restored state may wait for an effect (a request in flight when it was taken):
-                // it runs now, as it would after a restart, instead of leaving the flag set for good.
-                if state != nil { session.resumeInterruptedEffects() }
+                // it runs, as it would after a restart, instead of leaving the flag set for good.
+                // Taken before the 201 lets the client act on the session.
+                let waiting = state == nil ? [] : session.takeInterruptedEffects()
+                completion(.success((session, token)))
+                session.start(waiting)
             case .failure(let error):
                 _ = sessions.withLock { $0.removeValue(forKey: id) }
                 ServerLog.error("cannot create session files: \(error)")
