@@ -118,6 +118,28 @@ final class StreamTests: XCTestCase {
         XCTAssertEqual(body.last, UInt8(ascii: "x"), "what was written after the drop is sent")
     }
 
+    func testProgressCountsWhatWasWrittenAndWhatTheSocketAccepted() throws {
+        let (stream, client) = try openStream()
+        XCTAssertNotNil(client.readResponse(head: true))
+        XCTAssertTrue(stream.write(Array("abc".utf8)))
+        XCTAssertEqual(stream.progress.written, 8, "3 CRLF abc CRLF")
+        let drained = expectation(description: "drained")
+        stream.onDrain { drained.fulfill() }
+        wait(for: [drained], timeout: 5)
+        XCTAssertEqual(stream.progress.accepted, 8)
+        // Dropped chunks never had a position: what is written afterwards follows what was kept.
+        let big = [UInt8](repeating: 0x61, count: 64 << 10)
+        var writes = 0
+        while stream.pendingBytes < (1 << 20) && writes < 400 { stream.write(big); writes += 1 }
+        let before = stream.progress
+        XCTAssertGreaterThan(before.written, before.accepted)
+        stream.replacePending(with: Array("x".utf8))
+        let after = stream.progress
+        XCTAssertLessThan(after.written, before.written)
+        XCTAssertEqual(after.written - after.accepted, stream.pendingBytes, "what is not accepted is what is pending")
+        withExtendedLifetime(client) {}
+    }
+
     func testBufferIsBoundedAndDrainIsSignalled() throws {
         let (stream, client) = try openStream { $0.maxStreamBufferBytes = 256 << 10 }
         // The client stays connected without reading: the bound, not a reset, must close the stream.

@@ -47,11 +47,24 @@ public final class HTTPStream: Sendable {
         var onClose: [@Sendable () -> Void] = []
         var onShutdown: [@Sendable () -> Void] = []
         var onDrain: [@Sendable () -> Void] = []
+        /// Positions in the stream's bytes (dropped chunks excluded): the end of what was queued,
+        /// of what the loop took, and of what the socket certainly accepted.
+        var writtenTotal = 0
+        var takenTotal = 0
+        var acceptedTotal = 0
 
         mutating func append(_ w: Wire) {
             guard !w.body.isEmpty else { return }
             queue.append(w)
             queuedBytes += w.count
+            writtenTotal += w.count
+        }
+
+        /// Forgets the queued chunks, which then never had a position.
+        mutating func dropQueued() {
+            writtenTotal -= queuedBytes
+            queue = []
+            queuedBytes = 0
         }
     }
 
@@ -146,6 +159,14 @@ public final class HTTPStream: Sendable {
         state.withLock { $0.queuedBytes + $0.inflightBytes }
     }
 
+    /// How far the stream has got, in bytes since it started (chunk framing included, dropped
+    /// chunks excluded): the end of everything written so far, and how much of that the socket
+    /// has certainly accepted. A writer can note where something it wrote ends and later tell
+    /// whether it is gone (the SSE bound lets a snapshot pass until then).
+    public var progress: (written: Int, accepted: Int) {
+        state.withLock { ($0.writtenTotal, $0.acceptedTotal) }
+    }
+
     /// Whether the client is gone or the stream ended.
     public var isClosed: Bool { state.withLock { $0.closed } }
 
@@ -163,8 +184,7 @@ public final class HTTPStream: Sendable {
     private func replace(_ w: Wire) {
         let schedule = state.withLock { s -> Bool in
             guard !s.closed && !s.finishRequested else { return false }
-            s.queue = []
-            s.queuedBytes = 0
+            s.dropQueued()
             s.append(w)
             let schedule = !s.pullScheduled && s.queuedBytes > 0
             if schedule { s.pullScheduled = true }
@@ -186,8 +206,7 @@ public final class HTTPStream: Sendable {
     public func dropPending(thenWhenDrained body: @escaping @Sendable () -> Void) {
         let checkNow = state.withLock { s -> Bool in
             guard !s.closed && !s.finishRequested else { return false }
-            s.queue = []
-            s.queuedBytes = 0
+            s.dropQueued()
             s.onDrain.append(body)
             return s.inflightBytes == 0
         }
@@ -244,6 +263,8 @@ public final class HTTPStream: Sendable {
     /// on the wire (framed on HTTP/1.1); `finish` says the last chunk may follow them.
     func take(limit: Int) -> (chunks: [[UInt8]], finish: Bool) {
         state.withLock { s in
+            // The loop takes only once the socket has accepted everything it took before.
+            s.acceptedTotal = s.takenTotal
             var taken: [[UInt8]] = []
             taken.reserveCapacity(s.queue.count == 1 && s.queue[0].head == nil ? 1 : min(s.queue.count * 3, 64))
             var bytes = 0
@@ -269,6 +290,7 @@ public final class HTTPStream: Sendable {
             }
             s.queuedBytes -= bytes
             s.inflightBytes += bytes
+            s.takenTotal += bytes
             let done = s.queue.isEmpty
             if done { s.pullScheduled = false }
             return (taken, done && s.finishRequested)
@@ -279,6 +301,7 @@ public final class HTTPStream: Sendable {
     func sent() {
         let drained = state.withLock { s -> [@Sendable () -> Void] in
             s.inflightBytes = 0
+            s.acceptedTotal = s.takenTotal
             return Self.takeDrainWaiters(&s)
         }
         for body in drained { body() }

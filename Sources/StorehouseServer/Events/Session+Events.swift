@@ -35,7 +35,7 @@ extension Session {
             let snapshot = snapshotFrameLocked()
             _ = stream.write(snapshot.frame)
             subscriber = Subscriber(stream: stream, lastVersion: snapshot.version, lastWrite: context.now())
-            subscriber.snapshotAllowance = snapshot.frame.bytes.count
+            subscriber.sentSnapshot(snapshot.frame)
         }
         let key = ObjectIdentifier(subscriber)
         subscribers[key] = subscriber
@@ -86,11 +86,7 @@ extension Session {
         let now = context.now()
         for subscriber in subscribers.values where subscriber.lastVersion < version && !subscriber.awaitingSnapshot {
             let chunk = subscriber.lastVersion < from ? all : SharedChunk(frames.filter { $0.version > subscriber.lastVersion }.flatMap(\.bytes))
-            var bound = context.subscriberBufferBytes
-            if subscriber.snapshotAllowance > 0 {
-                if subscriber.stream.pendingBytes <= bound { subscriber.snapshotAllowance = 0 } else { bound += subscriber.snapshotAllowance }
-            }
-            if subscriber.stream.write(chunk, ifPendingAtMost: bound) == .overBound {
+            if subscriber.stream.write(chunk, ifPendingAtMost: subscriber.bound(context.subscriberBufferBytes)) == .overBound {
                 // Too far behind (API.md "Events"): drop what is queued and start it over from a
                 // snapshot, built once the client has read what is already on its way. Built here,
                 // a client that stays stalled would cost a whole state's encoding per action.
@@ -111,7 +107,7 @@ extension Session {
             guard !deleted, let subscriber = subscribers[key], subscriber.awaitingSnapshot, !subscriber.stream.isClosed else { return }
             let snapshot = snapshotFrameLocked()
             _ = subscriber.stream.write(snapshot.frame)
-            subscriber.snapshotAllowance = snapshot.frame.bytes.count
+            subscriber.sentSnapshot(snapshot.frame)
             subscriber.lastVersion = snapshot.version
             subscriber.lastWrite = context.now()
             subscriber.awaitingSnapshot = false

@@ -10,14 +10,30 @@ final class Subscriber: @unchecked Sendable {  // every `var` is guarded by the 
     /// Reset by the slow-subscriber rule: changes skip it until its stream drains and it is sent
     /// a snapshot of the head as it is then.
     var awaitingSnapshot = false
-    /// The size of the last snapshot sent, allowed on top of the bound until the stream's unsent
-    /// bytes are back within it: the bound is for changes falling behind, and a state larger than
-    /// it would otherwise reset a subscriber that keeps up at every change.
-    var snapshotAllowance = 0
+    /// The last snapshot sent: its size, allowed on top of the bound, and where it ends in the
+    /// stream, until the socket has accepted it (then nil). The bound is for changes falling
+    /// behind; a state larger than it would otherwise reset a subscriber that keeps up.
+    var snapshotInFlight: (bytes: Int, end: Int)?
 
     init(stream: HTTPStream, lastVersion: Int, lastWrite: Int64) {
         self.stream = stream
         self.lastVersion = lastVersion
         self.lastWrite = lastWrite
     }
+
+    /// Notes a snapshot just written to the stream.
+    func sentSnapshot(_ frame: SharedChunk) {
+        snapshotInFlight = (frame.bytes.count, stream.progress.written)
+    }
+
+    /// The subscriber bound, plus the snapshot still on its way, if any.
+    func bound(_ subscriberBufferBytes: Int) -> Int {
+        guard let snapshot = snapshotInFlight else { return subscriberBufferBytes }
+        if stream.progress.accepted >= snapshot.end {
+            snapshotInFlight = nil
+            return subscriberBufferBytes
+        }
+        return subscriberBufferBytes + snapshot.bytes
+    }
+
 }

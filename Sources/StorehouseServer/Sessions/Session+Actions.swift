@@ -321,7 +321,7 @@ extension Session {
             let frame = snapshotFrameLocked().frame
             for subscriber in stale {
                 subscriber.stream.replacePending(with: frame)
-                subscriber.snapshotAllowance = frame.bytes.count
+                subscriber.sentSnapshot(frame)
                 subscriber.lastVersion = version
             }
         }
