@@ -15,7 +15,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         case streamReady(ConnectionRef, HTTPStream)
         case closeStream(ConnectionRef, HTTPStream)
         /// A stream's drain waiters run here when it had nothing in flight as they were added.
-        case drainCheck(ConnectionRef, HTTPStream)
+        case drainCheck(HTTPStream)
         case service(ConnectionRef)
         case adopt(Int32)
         case shutdown
@@ -183,7 +183,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         case .closeStream(let ref, let stream):
             let c = ref.connection
             if !c.closed && c.stream === stream { close(c) } else { stream.closeFromLoop() }
-        case .drainCheck(_, let stream):
+        case .drainCheck(let stream):
             // A closed stream already ran its waiters; an idle one runs them now.
             stream.runDrainWaitersIfIdle()
         case .service(let ref):

@@ -38,8 +38,6 @@ public final class HTTPStream: Sendable {
         /// Whole chunks, each as its wire segments (so a partial take never splits one).
         var queue: [Wire] = []
         var queuedBytes = 0
-        /// Taken by the loop but not yet accepted by the socket.
-        var inflightBytes = 0
         var finishRequested = false
         var closed = false
         var pullScheduled = false
@@ -52,6 +50,8 @@ public final class HTTPStream: Sendable {
         var writtenTotal = 0
         var takenTotal = 0
         var acceptedTotal = 0
+        /// Taken by the loop but not yet accepted by the socket.
+        var inflightBytes: Int { takenTotal - acceptedTotal }
 
         mutating func append(_ w: Wire) {
             guard !w.body.isEmpty else { return }
@@ -210,7 +210,7 @@ public final class HTTPStream: Sendable {
             s.onDrain.append(body)
             return s.inflightBytes == 0
         }
-        if checkNow { loop.enqueue(.drainCheck(connection, self)) }
+        if checkNow { loop.enqueue(.drainCheck(self)) }
     }
 
     /// Sends what is queued, then the last chunk; the connection then serves its next request (or closes in 1.0).
@@ -289,7 +289,6 @@ public final class HTTPStream: Sendable {
                 s.queue = []
             }
             s.queuedBytes -= bytes
-            s.inflightBytes += bytes
             s.takenTotal += bytes
             let done = s.queue.isEmpty
             if done { s.pullScheduled = false }
@@ -300,7 +299,6 @@ public final class HTTPStream: Sendable {
     /// The socket accepted everything taken so far.
     func sent() {
         let drained = state.withLock { s -> [@Sendable () -> Void] in
-            s.inflightBytes = 0
             s.acceptedTotal = s.takenTotal
             return Self.takeDrainWaiters(&s)
         }
@@ -325,7 +323,7 @@ public final class HTTPStream: Sendable {
             s.closed = true
             s.queue = []
             s.queuedBytes = 0
-            s.inflightBytes = 0
+            s.acceptedTotal = s.takenTotal
             let handlers = (s.onClose, s.onDrain)
             s.onClose = []
             s.onShutdown = []

@@ -96,15 +96,15 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
         guard !actions.isEmpty else { return [] }
         var changes: [Change] = []
         changes.reserveCapacity(actions.count)
-        var works: [Effect<Action>.Job] = []
+        var jobs: [Effect<Action>.Job] = []
         let batchStart = _state.checkpoint()
         for i in 0..<actions.count {
             let before = i == 0 ? batchStart : _state.checkpoint()
-            changes.append(try step(actions[i], records[i], index: i, before: before, batchStart: batchStart, collect: &works))
+            changes.append(try step(actions[i], records[i], index: i, before: before, batchStart: batchStart, collect: &jobs))
         }
         _state.commit()
         _version += actions.count
-        if !works.isEmpty { collect.append(contentsOf: works) }
+        if !jobs.isEmpty { collect.append(contentsOf: jobs) }
         return changes
     }
 
