@@ -53,6 +53,7 @@ final class ParserTests: XCTestCase {
             ("GET / HTTX/1.1\r\nHost: h\r\n\r\n", 400),
             ("GET / HTTP/2.0\r\nHost: h\r\n\r\n", 505),
             ("GET nothing HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+            ("GET /state#access_token=t HTTP/1.1\r\nHost: h\r\n\r\n", 400),         // no fragment (RFC 9112 §3.2)
             ("GET / HTTP/1.1\r\nBad Name: v\r\nHost: h\r\n\r\n", 400),
             ("GET / HTTP/1.1\r\nName : v\r\nHost: h\r\n\r\n", 400),
             ("GET / HTTP/1.1\r\nHost: h\r\nX: a\u{01}b\r\n\r\n", 400),

@@ -241,6 +241,9 @@ public struct HTTPRequestParser: Sendable {
         version = minor == 0 ? .http1_0 : .http1_1
         let t = UnsafeBufferPointer(rebasing: line[(sp1 + 1)..<sp2])
         for b in t where b < 0x21 || b > 0x7E { return .badRequest("invalid byte in the request-target") }
+        // RFC 9112 §3.2 has no fragment in a request-target (a client strips it, RFC 9110 §4.2.4);
+        // one here would carry whatever followed it (a token, say) into paths and logs.
+        if t.contains(UInt8(ascii: "#")) { return .badRequest("a request-target has no fragment ('#')") }
         // Origin-form, asterisk-form or absolute-form (RFC 9112 §3.2); authority-form is only for CONNECT.
         let isOrigin = t[0] == 0x2F
         let isAsterisk = t.count == 1 && t[0] == 0x2A
