@@ -195,18 +195,32 @@ final class StreamTests: XCTestCase {
 
     func testBoundedWriteQueuesNothingPastTheBound() throws {
         let (stream, client) = try openStream()
+        XCTAssertNotNil(client.readResponse(head: true))
         let a = SharedChunk(Array("a".utf8))
         let big = SharedChunk([UInt8](repeating: 0x62, count: 4096))
-        let c = SharedChunk(Array("c".utf8))
         XCTAssertEqual(stream.write(a, ifPendingAtMost: .max), .queued)
-        // Whatever is pending, this chunk alone passes the bound: refused, and nothing of it is queued.
-        XCTAssertEqual(stream.write(big, ifPendingAtMost: 1024), .overBound)
-        XCTAssertFalse(stream.isClosed, "past the bound is the caller's call, not a close")
-        XCTAssertEqual(stream.write(c, ifPendingAtMost: 1 << 20), .queued)
+        let drained = expectation(description: "drained")
+        stream.onDrain { drained.fulfill() }
+        wait(for: [drained], timeout: 5)
+        // Nothing pending: not behind, so a chunk larger than the bound still goes.
+        XCTAssertEqual(stream.write(big, ifPendingAtMost: 1024), .queued)
+        // The client stops reading: once bytes are pending, one that would pass the bound is not
+        // queued, nor is anything of it, and the stream stays open (past the bound is the caller's call).
+        let filler = [UInt8](repeating: 0x66, count: 64 << 10)
+        var writes = 0
+        while stream.pendingBytes < (1 << 20) && writes < 400 { stream.write(filler); writes += 1 }
+        let pending = stream.pendingBytes
+        XCTAssertEqual(stream.write(SharedChunk(Array("c".utf8)), ifPendingAtMost: pending), .overBound)
+        XCTAssertEqual(stream.pendingBytes, pending)
+        XCTAssertFalse(stream.isClosed)
+        XCTAssertEqual(stream.write(SharedChunk(Array("c".utf8)), ifPendingAtMost: pending + 1_000), .queued)
         stream.finish()
-        XCTAssertEqual(stream.write(c, ifPendingAtMost: .max), .refused)
-        let r = try XCTUnwrap(client.readResponse())
-        XCTAssertEqual(r.text, "ac")
+        XCTAssertEqual(stream.write(a, ifPendingAtMost: .max), .refused)
+        var body: [UInt8] = []
+        while let chunk = client.readChunk() { body.append(contentsOf: chunk) }
+        XCTAssertEqual(body.first, UInt8(ascii: "a"))
+        XCTAssertEqual(body.count, 1 + 4096 + writes * filler.count + 1)
+        XCTAssertEqual(body.last, UInt8(ascii: "c"))
     }
 
     final class Flag: Sendable {

@@ -254,6 +254,25 @@ final class EventRoutesTests: XCTestCase {
         XCTAssertTrue(try client.request("GET", "/metrics").text.contains("storehouse_subscriber_resets_total 0"))
     }
 
+    func testAChangeLargerThanTheBoundReachesASubscriberThatKeepsUp() throws {
+        // The bound is on falling behind: one change larger than it, to a subscriber with nothing
+        // pending, goes as a change (it was a reset to a snapshot, at every such action).
+        let fixture = try ServerFixture { $0.subscriberBufferBytes = 1_024 }
+        let (id, token) = try fixture.createSession(#"{"kind":"shop"}"#)
+        let subscriber = try fixture.client()
+        _ = try subscriber.openEvents("/sessions/\(id)/events", headers: bearer(token))
+        var event = try subscriber.nextEvent()
+        while event.event != "snapshot" { event = try subscriber.nextEvent() }
+        let client = try fixture.client()
+        for n in 1...3 {
+            try post(client, id, token, #"{"type":"shop/add","payload":"\#(String(repeating: "x", count: 4_000))\#(n)"}"#)
+            event = try subscriber.nextEvent()
+            XCTAssertEqual(event.event, "change")
+            XCTAssertEqual(event.id, String(n))
+        }
+        XCTAssertTrue(try client.request("GET", "/metrics").text.contains("storehouse_subscriber_resets_total 0"))
+    }
+
     func testSubscribersThatDoNotReadShareOneSnapshotOfALargeState() throws {
         // 40 subscribers of a ~8 MB state that never read: the snapshot frame is one shared
         // buffer, so they cost the state about once, not once each (what the kernel's socket

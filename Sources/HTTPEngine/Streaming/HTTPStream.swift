@@ -131,6 +131,7 @@ public final class HTTPStream: Sendable {
 
     /// `write`, unless the bytes not yet accepted by the socket plus this chunk would pass `bound`:
     /// the check and the append take the stream's lock once (a fan-out does this per subscriber).
+    /// With nothing pending the chunk is queued whatever its size: the bound is on falling behind.
     public func write(_ chunk: SharedChunk, ifPendingAtMost bound: Int) -> BoundedWrite {
         enqueue(wire(chunk), bound: bound)
     }
@@ -142,7 +143,8 @@ public final class HTTPStream: Sendable {
             guard !s.closed && !s.finishRequested else { return (.refused, false, false) }
             if count == 0 { return (.queued, false, false) }
             let pending = s.queuedBytes + s.inflightBytes
-            if let bound, pending + count > bound { return (.overBound, false, false) }
+            // A stream with nothing pending is not behind, whatever the size of what comes next.
+            if let bound, pending > 0, pending + count > bound { return (.overBound, false, false) }
             if pending + count > maxBufferedBytes { return (.refused, false, true) }
             s.append(w)
             let schedule = !s.pullScheduled
