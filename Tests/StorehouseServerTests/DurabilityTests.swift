@@ -227,6 +227,30 @@ final class DurabilityTests: XCTestCase {
                        "the login was asked with the password of its confirmation")
     }
 
+    /// The same for a request the session was created waiting for: after a restart it runs with
+    /// the created state's inputs, as it did at creation, not with the state at the crash.
+    func testAResumedEffectOfACreatedStateKeepsThatStatesInputs() throws {
+        let directory = temporaryDirectory()
+        var id = "", token = ""
+        do {
+            let parked = EffectEnvironment(latency: .milliseconds(1), sleep: { _ in await Gate().wait() })
+            let fixture = try ServerFixture({ $0.inMemory = false; $0.dataDirectory = directory }, environment: parked)
+            let waiting = #"{"online":true,"email":{"rawValue":"a@b.c","valid":true,"currentValidation":null},"password":"goodpassword1","loggingIn":true,"canLogin":true}"#
+            (id, token) = try fixture.createSession(#"{"kind":"login","state":\#(waiting)}"#)
+            let changed = try fixture.client().request("POST", "/sessions/\(id)/actions", headers: bearer(token),
+                                                        body: #"{"type":"login/passwordChanged","payload":"wrongpassword"}"#)
+            XCTAssertEqual(changed.status, 200)
+            fixture.server.shutdown()
+        }
+        let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory }
+        let events = try fixture.client()
+        _ = try events.openEvents("/sessions/\(id)/events", headers: bearer(token).merging(["Last-Event-ID": "1"]) { $1 })
+        var answer = try events.nextEvent()
+        while answer.id != "2" { answer = try events.nextEvent() }
+        XCTAssertEqual((answer.json["action"] as? [String: Any])?["type"] as? String, "login/loginSucceeded",
+                       "the login was asked with the password of the created state")
+    }
+
     func testDeleteRemovesTheSessionsFiles() throws {
         let directory = temporaryDirectory()
         let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory }

@@ -91,6 +91,12 @@ enum Recovery {
             for (key, entry) in decoded.idempotency { idempotency.insert(key, entry) }
         }
         let store = try kind.makeStore(state: state, version: version, environment: context.effectEnvironment)
+        // The newest job of each name that the replay starts from or goes through: what an
+        // interrupted request runs again (`AnyStore.interruptedEffects`). A request the base state
+        // already waits for (a session created from such a state, or one in flight at the
+        // snapshot) keeps the base's inputs unless a replayed action started it again.
+        var replayedEffects: [String: PendingEffect] = [:]
+        for effect in store.interruptedEffects() { if let id = effect.id { replayedEffects[id] = effect } }
         var records: [ActionRecord] = []
         records.reserveCapacity(item.records.count)
         var marks: [(version: Int, mark: RecordCoding.IdempotencyMark)] = []
@@ -110,9 +116,6 @@ enum Recovery {
         var keptBytes = 0
         let head = version + records.count
         var start = 0
-        // The newest job of each name the replayed actions started: what an interrupted request
-        // runs again (`AnyStore.interruptedEffects`). Kept per name, so memory stays small.
-        var replayedEffects: [String: PendingEffect] = [:]
         while start < records.count {
             let point = ((version + start) / context.keepEvery + 1) * context.keepEvery
             let end = min(records.count, point - version)
