@@ -73,6 +73,14 @@ final class CORSTests: XCTestCase {
         let fromCurl = try fixture.client()
         try fromCurl.sendRaw("GET /healthz HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n")
         XCTAssertNil(try fromCurl.readResponse().header("Access-Control-Allow-Origin"))
+        // Refused at the request line, before any header was read: the headers go on every such answer.
+        for (line, status) in [("GET /\(String(repeating: "a", count: 9_000)) HTTP/1.1", 414), ("GET / HTTP/2.0", 505), ("GET  / HTTP/1.1", 400)] {
+            let early = try fixture.client()
+            try early.sendRaw("\(line)\r\nHost: x\r\nOrigin: https://app.example\r\n\r\n")
+            let answer = try early.readResponse()
+            XCTAssertEqual(answer.status, status)
+            XCTAssertEqual(answer.header("Access-Control-Allow-Origin"), "*", line.prefix(20).description)
+        }
     }
 
     func testTheEventStreamCarriesTheHeaders() throws {

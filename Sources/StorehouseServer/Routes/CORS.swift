@@ -22,6 +22,11 @@ enum CORS {
     /// The same, from the request's header fields (all the engine had of a request it refused).
     static func addHeaders(for requestHeaders: HTTPHeaders, to headers: inout HTTPHeaders) {
         guard requestHeaders["Origin"] != nil else { return }
+        addHeaders(to: &headers)
+    }
+
+    /// The headers whoever asked (for an answer whose request's headers are unknown).
+    static func addHeaders(to headers: inout HTTPHeaders) {
         headers.add("Access-Control-Allow-Origin", "*")
         headers.add("Access-Control-Expose-Headers", exposed)
     }

@@ -41,7 +41,13 @@ final class Router: HTTPHandler {
             accessLog.record(method: method, path: path ?? "-", status: refused.status, seconds: 0, now: registry.context.now())
         }
         var headers = HTTPHeaders()
-        CORS.addHeaders(for: refused.headers, to: &headers)
+        if refused.headers.isEmpty {
+            // Refused before any header was read (the request line, the connection limit): whether
+            // a browser sent it is unknown, and `*` lets a page read why if one did.
+            CORS.addHeaders(to: &headers)
+        } else {
+            CORS.addHeaders(for: refused.headers, to: &headers)
+        }
         return headers
     }
 
