@@ -59,6 +59,19 @@ final class LoginKindTests: XCTestCase {
         XCTAssertEqual(store.stateValue()["email"]?["valid"], .bool(true))
     }
 
+    func testARestoredValidationIsRemoteOrNone() throws {
+        let kind = try XCTUnwrap(KindRegistry.kind(named: "login"))
+        func decode(_ validation: String) -> String? {
+            let state = #"{"online":true,"email":{"rawValue":"a@b.c","valid":false,"currentValidation":\#(validation)},"password":"","loggingIn":false,"canLogin":false}"#
+            guard let value = try? JSONReader.parse(Array(state.utf8)) else { return "setup" }
+            do { _ = try kind.makeStore(state: value, version: 0, environment: .immediate); return nil } catch { return error.description }
+        }
+        XCTAssertNil(decode("null"))
+        XCTAssertNil(decode(#""remote""#))
+        XCTAssertEqual(decode(#""bogus""#), #"/email/currentValidation: must be "remote" or null"#)
+        XCTAssertEqual(decode(#""REMOTE""#), #"/email/currentValidation: must be "remote" or null"#)
+    }
+
     func testLocalFailureNeedsNoEffect() {
         let store = TestStore(initialState: LoginState(email: EmailField(rawValue: "a@b.c", valid: true)), reducer: loginReducer)
         store.send(.emailChanged("ab.c")) { $0.email = EmailField(rawValue: "ab.c", valid: false, currentValidation: nil) }

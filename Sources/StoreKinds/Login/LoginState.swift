@@ -25,6 +25,10 @@ public struct EmailField: PatchDiffable, JSONDecodable, Sendable {
         rawValue = try json.decodeMember("rawValue", at: path)
         valid = try json.decodeMember("valid", at: path)
         currentValidation = try json.decodeMember("currentValidation", at: path)
+        // The only validation that runs is the remote one (what `resume` would ask again).
+        guard currentValidation == nil || currentValidation == "remote" else {
+            throw StateDecodingError(path: path + "/currentValidation", message: #"must be "remote" or null"#)
+        }
     }
 
     public func diff(from old: EmailField, at path: String, into patch: inout PatchWriter) {
