@@ -70,6 +70,9 @@ final class LoginKindTests: XCTestCase {
         XCTAssertNil(decode(#""remote""#))
         XCTAssertEqual(decode(#""bogus""#), #"/email/currentValidation: must be "remote" or null"#)
         XCTAssertEqual(decode(#""REMOTE""#), #"/email/currentValidation: must be "remote" or null"#)
+        let noAt = #"{"online":true,"email":{"rawValue":"nope","valid":false,"currentValidation":"remote"},"password":"","loggingIn":false,"canLogin":false}"#
+        let value = try JSONReader.parse(Array(noAt.utf8))
+        XCTAssertThrowsError(try kind.makeStore(state: value, version: 0, environment: .immediate), "validated remotely, it would become valid")
     }
 
     func testLocalFailureNeedsNoEffect() {

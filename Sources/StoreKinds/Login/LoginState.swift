@@ -29,6 +29,10 @@ public struct EmailField: PatchDiffable, JSONDecodable, Sendable {
         guard currentValidation == nil || currentValidation == "remote" else {
             throw StateDecodingError(path: path + "/currentValidation", message: #"must be "remote" or null"#)
         }
+        // The local rule comes first: an address without "@" is never valid nor validated remotely.
+        if !rawValue.contains("@"), valid || currentValidation != nil {
+            throw StateDecodingError(path: path + (valid ? "/valid" : "/currentValidation"), message: #"an address without "@" fails the local check"#)
+        }
     }
 
     public func diff(from old: EmailField, at path: String, into patch: inout PatchWriter) {
