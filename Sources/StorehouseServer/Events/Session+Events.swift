@@ -32,10 +32,8 @@ extension Session {
         if resumed, let after = resumeAfter {
             subscriber = Subscriber(stream: stream, lastVersion: max(after, durableVersion), lastWrite: context.now())
         } else {
-            let snapshot = snapshotFrameLocked()
-            _ = stream.write(snapshot.frame)
-            subscriber = Subscriber(stream: stream, lastVersion: snapshot.version, lastWrite: context.now())
-            subscriber.sentSnapshot(snapshot.frame)
+            subscriber = Subscriber(stream: stream, lastVersion: durableVersion, lastWrite: context.now())
+            subscriber.send(snapshotFrameLocked())
         }
         let key = ObjectIdentifier(subscriber)
         subscribers[key] = subscriber
@@ -105,10 +103,7 @@ extension Session {
     private func sendAwaitedSnapshot(_ key: ObjectIdentifier) {
         lock.withLock {
             guard !deleted, let subscriber = subscribers[key], subscriber.awaitingSnapshot, !subscriber.stream.isClosed else { return }
-            let snapshot = snapshotFrameLocked()
-            _ = subscriber.stream.write(snapshot.frame)
-            subscriber.sentSnapshot(snapshot.frame)
-            subscriber.lastVersion = snapshot.version
+            subscriber.send(snapshotFrameLocked())
             subscriber.lastWrite = context.now()
             subscriber.awaitingSnapshot = false
         }

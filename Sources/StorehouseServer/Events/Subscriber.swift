@@ -21,9 +21,12 @@ final class Subscriber: @unchecked Sendable {  // every `var` is guarded by the 
         self.lastWrite = lastWrite
     }
 
-    /// Notes a snapshot just written to the stream.
-    func sentSnapshot(_ frame: SharedChunk) {
-        snapshotInFlight = (frame.bytes.count, stream.progress.written)
+    /// Sends a snapshot (in place of whatever is queued, when `replacingQueue`), from which
+    /// changes go on, and notes where it ends in the stream.
+    func send(_ snapshot: (version: Int, frame: SharedChunk), replacingQueue: Bool = false) {
+        if replacingQueue { stream.replacePending(with: snapshot.frame) } else { _ = stream.write(snapshot.frame) }
+        snapshotInFlight = (snapshot.frame.bytes.count, stream.progress.written)
+        lastVersion = snapshot.version
     }
 
     /// The subscriber bound, plus the snapshot still on its way, if any.
@@ -35,5 +38,4 @@ final class Subscriber: @unchecked Sendable {  // every `var` is guarded by the 
         }
         return subscriberBufferBytes + snapshot.bytes
     }
-
 }

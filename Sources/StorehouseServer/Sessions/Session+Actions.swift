@@ -318,12 +318,8 @@ extension Session {
         // A subscriber awaiting its snapshot gets the head as it is when its stream drains.
         let stale = subscribers.values.filter { $0.lastVersion > version && !$0.awaitingSnapshot }
         if !stale.isEmpty {
-            let frame = snapshotFrameLocked().frame
-            for subscriber in stale {
-                subscriber.stream.replacePending(with: frame)
-                subscriber.sentSnapshot(frame)
-                subscriber.lastVersion = version
-            }
+            let snapshot = snapshotFrameLocked()
+            for subscriber in stale { subscriber.send(snapshot, replacingQueue: true) }
         }
         return waiters
     }

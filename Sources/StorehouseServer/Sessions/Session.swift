@@ -46,7 +46,7 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// that needs one. Cleared with `cachedState`.
     var cachedSnapshot: (version: Int, frame: SharedChunk)?
     /// Set by recovery until `resumeInterruptedEffects`: the newest job of each name that the
-    /// replayed actions started.
+    /// state it replayed from waited for or the replayed actions started.
     var replayedEffects: [String: PendingEffect] = [:]
     /// The newest action time, so versions never go back in time.
     var lastActionAt: Int64 = 0
