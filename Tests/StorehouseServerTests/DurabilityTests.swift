@@ -200,29 +200,40 @@ final class DurabilityTests: XCTestCase {
         XCTAssertEqual(((state.json["state"] as? [String: Any])?["email"] as? [String: Any])?["valid"] as? Bool, true)
     }
 
-    /// The request runs again with the inputs of the action that started it, not with the
-    /// state at the crash: a password changed while the login was in flight does not change
-    /// the login's outcome after a restart any more than it would have without one.
-    func testAResumedEffectKeepsTheInputsOfTheActionThatStartedIt() throws {
+    /// Creates a session with `create` on a server whose effects never finish in its lifetime,
+    /// posts `actions` (each must answer 200), stops it, starts another on the same directory and
+    /// returns the first event after version `after` that has an id.
+    private func firstEventAfterARestartWithEffectsCutOff(create: String, actions: [String], after: Int) throws -> SSEEvent {
         let directory = temporaryDirectory()
         var id = "", token = ""
         do {
-            // The login service never answers in this process's lifetime.
             let parked = EffectEnvironment(latency: .milliseconds(1), sleep: { _ in await Gate().wait() })
             let fixture = try ServerFixture({ $0.inMemory = false; $0.dataDirectory = directory }, environment: parked)
-            let ready = #"{"online":true,"email":{"rawValue":"a@b.c","valid":true,"currentValidation":null},"password":"goodpassword1","loggingIn":false,"canLogin":true}"#
-            (id, token) = try fixture.createSession(#"{"kind":"login","state":\#(ready)}"#)
+            (id, token) = try fixture.createSession(create)
             let client = try fixture.client()
-            for body in [#"{"type":"login/confirmationAnswered","payload":{"confirm":true}}"#, #"{"type":"login/passwordChanged","payload":"wrongpassword"}"#] {
+            for body in actions {
                 XCTAssertEqual(try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: body).status, 200)
             }
             fixture.server.shutdown()
         }
         let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory }
         let events = try fixture.client()
-        _ = try events.openEvents("/sessions/\(id)/events", headers: bearer(token).merging(["Last-Event-ID": "2"]) { $1 })
-        var answer = try events.nextEvent()
-        while answer.id != "3" { answer = try events.nextEvent() }
+        _ = try events.openEvents("/sessions/\(id)/events", headers: bearer(token).merging(["Last-Event-ID": "\(after)"]) { $1 })
+        var event = try events.nextEvent()
+        while event.id == nil { event = try events.nextEvent() }
+        return event
+    }
+
+    /// The request runs again with the inputs of the action that started it, not with the
+    /// state at the crash: a password changed while the login was in flight does not change
+    /// the login's outcome after a restart any more than it would have without one.
+    func testAResumedEffectKeepsTheInputsOfTheActionThatStartedIt() throws {
+        let ready = #"{"online":true,"email":{"rawValue":"a@b.c","valid":true,"currentValidation":null},"password":"goodpassword1","loggingIn":false,"canLogin":true}"#
+        let answer = try firstEventAfterARestartWithEffectsCutOff(
+            create: #"{"kind":"login","state":\#(ready)}"#,
+            actions: [#"{"type":"login/confirmationAnswered","payload":{"confirm":true}}"#, #"{"type":"login/passwordChanged","payload":"wrongpassword"}"#],
+            after: 2)
+        XCTAssertEqual(answer.id, "3")
         XCTAssertEqual((answer.json["action"] as? [String: Any])?["type"] as? String, "login/loginSucceeded",
                        "the login was asked with the password of its confirmation")
     }
@@ -230,23 +241,12 @@ final class DurabilityTests: XCTestCase {
     /// The same for a request the session was created waiting for: after a restart it runs with
     /// the created state's inputs, as it did at creation, not with the state at the crash.
     func testAResumedEffectOfACreatedStateKeepsThatStatesInputs() throws {
-        let directory = temporaryDirectory()
-        var id = "", token = ""
-        do {
-            let parked = EffectEnvironment(latency: .milliseconds(1), sleep: { _ in await Gate().wait() })
-            let fixture = try ServerFixture({ $0.inMemory = false; $0.dataDirectory = directory }, environment: parked)
-            let waiting = #"{"online":true,"email":{"rawValue":"a@b.c","valid":true,"currentValidation":null},"password":"goodpassword1","loggingIn":true,"canLogin":true}"#
-            (id, token) = try fixture.createSession(#"{"kind":"login","state":\#(waiting)}"#)
-            let changed = try fixture.client().request("POST", "/sessions/\(id)/actions", headers: bearer(token),
-                                                        body: #"{"type":"login/passwordChanged","payload":"wrongpassword"}"#)
-            XCTAssertEqual(changed.status, 200)
-            fixture.server.shutdown()
-        }
-        let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory }
-        let events = try fixture.client()
-        _ = try events.openEvents("/sessions/\(id)/events", headers: bearer(token).merging(["Last-Event-ID": "1"]) { $1 })
-        var answer = try events.nextEvent()
-        while answer.id != "2" { answer = try events.nextEvent() }
+        let waiting = #"{"online":true,"email":{"rawValue":"a@b.c","valid":true,"currentValidation":null},"password":"goodpassword1","loggingIn":true,"canLogin":true}"#
+        let answer = try firstEventAfterARestartWithEffectsCutOff(
+            create: #"{"kind":"login","state":\#(waiting)}"#,
+            actions: [#"{"type":"login/passwordChanged","payload":"wrongpassword"}"#],
+            after: 1)
+        XCTAssertEqual(answer.id, "2")
         XCTAssertEqual((answer.json["action"] as? [String: Any])?["type"] as? String, "login/loginSucceeded",
                        "the login was asked with the password of the created state")
     }
