@@ -36,10 +36,7 @@ public struct TasksState: StoreState, Equatable, Encodable {
         // here rather than refused: journals written before this rule may hold one, and their
         // sessions must still recover; kept, it would outlive its task's `remove`.
         var seen = Set<Int>()
-        if favoriteIds.contains(where: { !seen.insert($0).inserted }) {
-            seen = []
-            favoriteIds = favoriteIds.filter { seen.insert($0).inserted }
-        }
+        favoriteIds = favoriteIds.filter { seen.insert($0).inserted }
         // Ids come from nextId, which starts at 1: a restored state must not make add() hand out
         // a negative id, whose key ("-5") the state's schema does not allow.
         guard nextId >= 1 else { throw StateDecodingError(path: path + "/nextId", message: "must be at least 1") }
