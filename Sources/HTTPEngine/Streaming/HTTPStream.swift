@@ -137,6 +137,19 @@ public final class HTTPStream: Sendable {
     }
 
     private func enqueue(_ w: Wire, bound: Int?) -> BoundedWrite {
+        let (result, needsPull) = queue(w, bound: bound)
+        if needsPull { loop.enqueue(.streamReady(connection, self)) }
+        return result
+    }
+
+    /// `write(_:ifPendingAtMost:)` for `StreamFanOut`: says whether the loop must come and pull,
+    /// and leaves the waking to the caller.
+    func enqueueDeferringWakeup(_ chunk: SharedChunk, bound: Int) -> (BoundedWrite, needsPull: Bool) {
+        queue(wire(chunk), bound: bound)
+    }
+
+    /// Queues under the lock; `needsPull` when the loop is not already due to come for this stream.
+    private func queue(_ w: Wire, bound: Int?) -> (BoundedWrite, needsPull: Bool) {
         let count = w.count
         // An empty chunk would be read as the last-chunk (RFC 9112 §7.1).
         let (result, schedule, overflow) = state.withLock { s -> (BoundedWrite, Bool, Bool) in
@@ -152,8 +165,7 @@ public final class HTTPStream: Sendable {
             return (.queued, schedule, false)
         }
         if overflow { loop.enqueue(.closeStream(connection, self)) }
-        if schedule { loop.enqueue(.streamReady(connection, self)) }
-        return result
+        return (result, schedule)
     }
 
     /// Bytes queued or handed to the loop but not yet accepted by the socket (chunk framing included).

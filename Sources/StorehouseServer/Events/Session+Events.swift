@@ -82,9 +82,10 @@ extension Session {
         // Framed once (as an HTTP chunk too): every subscriber's stream queues these same arrays.
         let all = SharedChunk(frames.count == 1 ? frames[0].bytes : frames.flatMap(\.bytes))
         let now = context.now()
+        var fanOut = StreamFanOut()
         for subscriber in subscribers.values where subscriber.lastVersion < version && !subscriber.awaitingSnapshot {
             let chunk = subscriber.lastVersion < from ? all : SharedChunk(frames.filter { $0.version > subscriber.lastVersion }.flatMap(\.bytes))
-            if subscriber.stream.write(chunk, ifPendingAtMost: subscriber.bound(context.subscriberBufferBytes)) == .overBound {
+            if fanOut.write(chunk, to: subscriber.stream, ifPendingAtMost: subscriber.bound(context.subscriberBufferBytes)) == .overBound {
                 // Too far behind (API.md "Events"): drop what is queued and start it over from a
                 // snapshot, built once the client has read what is already on its way. Built here,
                 // a client that stays stalled would cost a whole state's encoding per action.
