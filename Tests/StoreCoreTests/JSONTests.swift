@@ -43,6 +43,16 @@ final class JSONTests: XCTestCase {
         XCTAssertNotNil(error(String(repeating: "[", count: 100_000)), "deep input is refused, not a stack overflow")
     }
 
+    func testUnexpectedBytesAreNamedAsAClientWouldReadThem() {
+        func message(_ bytes: [UInt8]) -> String? {
+            do { _ = try JSONReader.parse(bytes); return nil } catch { return error.message }
+        }
+        XCTAssertEqual(message(Array("{\"a\":}".utf8)), "unexpected character '}'")
+        // A UTF-8 byte-order mark, a control character: hex, not Swift's "\u{ef}".
+        XCTAssertEqual(message([0xEF, 0xBB, 0xBF] + Array("{}".utf8)), "unexpected byte 0xEF")
+        XCTAssertEqual(message(Array("[\u{1}]".utf8)), "unexpected byte 0x01")
+    }
+
     func testInvalidUTF8IsRefused() {
         XCTAssertThrowsError(try JSONReader.parse([0x22, 0xFF, 0x22]))
     }

@@ -79,12 +79,15 @@ private struct Parser {
         case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
         case UInt8(ascii: "n"): try expectLiteral("null"); return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
-        default: throw error("unexpected character '\(printable(bytes[index]))'")
+        default: throw error("unexpected \(Self.describe(bytes[index]))")
         }
     }
 
-    func printable(_ c: UInt8) -> String {
-        c >= 0x20 && c < 0x7F ? String(UnicodeScalar(c)) : "\\u{\(String(c, radix: 16))}"
+    /// A byte as a client would want it named in a problem detail: the character when it is
+    /// printable ASCII, else its hex value (a UTF-8 byte-order mark is 0xEF, not a Swift escape).
+    static func describe(_ c: UInt8) -> String {
+        let hex = String(c, radix: 16, uppercase: true)
+        return c >= 0x20 && c < 0x7F ? "character '\(String(UnicodeScalar(c)))'" : "byte 0x\(hex.count == 1 ? "0" + hex : hex)"
     }
 
     mutating func expectLiteral(_ word: StaticString) throws(JSONParseError) {
