@@ -93,6 +93,60 @@ final class ProtocolTests: XCTestCase {
         XCTAssertEqual(final.text, "body")
     }
 
+    /// Refuses from its head any request to /denied that waits for 100 Continue; echoes the rest.
+    struct GateHandler: HTTPHandler {
+        func handle(_ request: HTTPRequest, _ responder: HTTPResponder) { echoHandler(request, responder) }
+
+        func handleExpectation(_ head: HTTPRequest, _ responder: HTTPResponder) -> Bool {
+            guard head.path == "/denied" else { return false }
+            let who = head.headers["X-Who"] ?? "-"
+            responder.respond(HTTPResponse(status: 403, headers: ["Content-Type": "text/plain"], body: Array("no \(head.method) for \(who)".utf8)))
+            return true
+        }
+    }
+
+    func startGate() throws -> Int {
+        var config = HTTPServerConfiguration()
+        config.port = 0
+        let s = HTTPServer(configuration: config, handler: GateHandler())
+        try s.start()
+        server = s
+        return s.port
+    }
+
+    func testExpectContinueRefusedFromHeadGetsTheAnswerInsteadOf100AndCloses() throws {
+        let client = try RawClient(port: try startGate())
+        client.send("POST /denied HTTP/1.1\r\nHost: t\r\nX-Who: ann\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n")
+        let r = try XCTUnwrap(client.readResponse())
+        XCTAssertEqual(r.status, 403)
+        XCTAssertEqual(r.text, "no POST for ann")
+        // The body was never read, so the connection cannot carry another request (RFC 9112 §9.6).
+        XCTAssertEqual(r.header("Connection"), "close")
+        XCTAssertTrue(client.isClosedByPeer())
+    }
+
+    func testExpectContinueRefusedFromHeadWhileTheBodyIsAlreadyOnItsWay() throws {
+        let client = try RawClient(port: try startGate())
+        // A client that did not wait for the 100 (RFC 9110 §10.1.1 allows it): one answer, no 100.
+        client.send("POST /denied HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\nbodyGET / HTTP/1.1\r\nHost: t\r\n\r\n")
+        let r = try XCTUnwrap(client.readResponse())
+        XCTAssertEqual(r.status, 403)
+        XCTAssertTrue(client.isClosedByPeer())
+    }
+
+    func testExpectContinueNotRefusedGets100AndTheConnectionGoesOn() throws {
+        let client = try RawClient(port: try startGate())
+        for i in 0..<2 {
+            client.send("POST /e HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n")
+            XCTAssertEqual(client.readResponse()?.status, 100)
+            client.send("bod\(i)")
+            let r = try XCTUnwrap(client.readResponse())
+            XCTAssertEqual(r.status, 200)
+            XCTAssertEqual(r.text, "bod\(i)")
+            XCTAssertNil(r.header("Connection"))
+        }
+    }
+
     func testExpectContinueWithTooLargeBodyGets413AtOnce() throws {
         let client = try RawClient(port: try start { $0.maxBodyBytes = 100 })
         client.send("POST /e HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n")

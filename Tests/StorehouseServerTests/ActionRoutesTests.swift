@@ -28,6 +28,35 @@ final class ActionRoutesTests: XCTestCase {
         XCTAssertEqual(response.text, #"{"version":1,"state":{"count":1,"favoritePrimes":[],"activityFeed":[],"nthPrime":null,"isNthPrimeRequestInFlight":false}}"#)
     }
 
+    /// RFC 9110 §10.1.1: what the head decides is answered instead of `100 Continue`, so a client
+    /// (curl does this for large bodies) never uploads a body that was going to be refused.
+    func testExpectContinueIsAnsweredFromTheHeadWhenTheBodyCannotHelp() throws {
+        let body = #"{"type":"counter/incrTapped"}"#
+        func head(_ target: String, token: String) -> String {
+            "POST \(target) HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/json\r\n"
+                + "Content-Length: \(body.utf8.count)\r\nExpect: 100-continue\r\n\r\n"
+        }
+        for (target, token, status, type) in [("/sessions/\(id)/actions", "wrong", 401, "/problems/unauthorized"),
+                                              ("/sessions/AAAAAAAAAAAAAAAAAAAAAA/actions", token, 404, "/problems/session-not-found"),
+                                              ("/nowhere", token, 404, "/problems/not-found"),
+                                              ("/sessions/\(id)/state", token, 405, "/problems/method-not-allowed")] {
+            let refused = try fixture.client()
+            try refused.sendRaw(head(target, token: token))
+            let answer = try refused.readResponse()
+            XCTAssertEqual(answer.status, status, target)
+            XCTAssertEqual(answer.json["type"] as? String, type, target)
+            XCTAssertEqual(answer.header("Connection"), "close", target)
+        }
+        // With the session's token the client is asked for the body, and the action is applied once.
+        try client.sendRaw(head("/sessions/\(id)/actions", token: token))
+        XCTAssertEqual(try client.readResponse().status, 100)
+        try client.sendRaw(body)
+        let answer = try client.readResponse()
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertEqual(answer.json["version"] as? Int, 1)
+        XCTAssertEqual(try version(), 1)
+    }
+
     func testBodyIsJSONWhateverTheContentType() throws {
         XCTAssertEqual(try post(#"{"type":"counter/incrTapped"}"#, headers: ["Content-Type": "application/x-www-form-urlencoded"]).status, 200)
     }

@@ -25,12 +25,31 @@ public protocol HTTPHandler: Sendable {
     /// limit (503). The place to count and log such answers; the headers returned are added to the
     /// problem answer (CORS, for a browser to read it). It must not block. The default adds none.
     func engineRefused(_ refused: RefusedRequest) -> HTTPHeaders
+
+    /// Called on the I/O thread when a request asks `Expect: 100-continue` and its body is not read
+    /// yet (RFC 9110 §10.1.1): the chance to refuse it from its head, so the client never sends a
+    /// body that would be refused anyway (an unknown route, a missing token). To refuse, answer
+    /// through `responder` before returning, and return true: the connection closes after that
+    /// answer, since the client may send the body regardless. Return false, without answering, to
+    /// have the engine send `100 Continue`; `handle` then gets the whole request. The default
+    /// returns false.
+    ///
+    /// ```swift
+    /// func handleExpectation(_ head: HTTPRequest, _ responder: HTTPResponder) -> Bool {
+    ///     guard head.headers["Authorization"] == nil else { return false }
+    ///     responder.respond(HTTPResponse(status: 401))
+    ///     return true
+    /// }
+    /// ```
+    func handleExpectation(_ head: HTTPRequest, _ responder: HTTPResponder) -> Bool
 }
 
 extension HTTPHandler {
     public func eventLoopWillWait() {}
 
     public func engineRefused(_ refused: RefusedRequest) -> HTTPHeaders { HTTPHeaders() }
+
+    public func handleExpectation(_ head: HTTPRequest, _ responder: HTTPResponder) -> Bool { false }
 }
 
 /// Wraps a closure as an `HTTPHandler`.

@@ -44,6 +44,12 @@ public final class HTTPResponder: Sendable {
         return stream
     }
 
+    /// Marks a responder that was offered a request head and not used (`HTTPHandler.handleExpectation`
+    /// returned false): the request's answer will come through another one, so no 500 at release.
+    func withdraw() {
+        answered.store(true, ordering: .releasing)
+    }
+
     deinit {
         if !answered.load(ordering: .acquiring) {
             let body = ResponseEncoder.problemBody(HTTPParseError(status: 500, slug: "internal-error", title: "Internal Server Error",

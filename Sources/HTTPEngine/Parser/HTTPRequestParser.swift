@@ -391,6 +391,13 @@ public struct HTTPRequestParser: Sendable {
         return .next
     }
 
+    /// The request read so far, head only, while its body is still to come (the answer to
+    /// `expectContinue` may depend on it). It is not kept alive: an answer from the head alone
+    /// leaves the body unread on the connection.
+    var head: HTTPRequest {
+        HTTPRequest(method: method, target: target, version: version, headers: HTTPHeaders(fields: fields), body: [], keepAlive: false)
+    }
+
     mutating func completeRequest() -> HTTPRequest {
         // RFC 9112 §9.3: 1.1 persists unless "close"; 1.0 only when "keep-alive" is asked for.
         let keepAlive = version == .http1_1 ? !connectionClose : (connectionKeepAlive && !connectionClose)

@@ -310,6 +310,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             case .needMore:
                 return pos
             case .expectContinue:
+                if refusedFromHead(c) { return pos }
                 c.outbound.append(ResponseEncoder.continue100)
             case .request(let request):
                 dispatch(c, request)
@@ -319,6 +320,23 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             }
         }
         return pos
+    }
+
+    /// Offers a head that waits for `100 Continue` to the handler; true when it refused the request,
+    /// which then closes the connection with its body unread (RFC 9110 §10.1.1, RFC 9112 §9.6).
+    private func refusedFromHead(_ c: Connection) -> Bool {
+        let head = c.parser.head
+        c.sequence &+= 1
+        c.awaiting = true
+        c.currentIsHead = head.method == "HEAD"
+        c.currentKeepAlive = false
+        c.currentIsHTTP10 = false
+        let responder = HTTPResponder(loop: self, connection: ConnectionRef(connection: c), sequence: c.sequence, chunked: true)
+        if core.handler.handleExpectation(head, responder) { return true }
+        // Not refused: this sequence number is spent, so nothing sent through `responder` lands.
+        responder.withdraw()
+        c.awaiting = false
+        return false
     }
 
     private func processBuffered(_ c: Connection) {

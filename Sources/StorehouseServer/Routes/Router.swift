@@ -52,6 +52,53 @@ final class Router: HTTPHandler {
     }
 
     func handle(_ request: HTTPRequest, _ responder: HTTPResponder) {
+        let (exchange, name) = exchange(for: request, responder)
+        guard let admitted = admit(exchange, name: name) else { return }
+        switch admitted {
+        case .healthz:
+            exchange.send(JSONAnswer.ok(Array(#"{"status":"ok"}"#.utf8)))
+        case .readyz:
+            if let problem = readiness.problem { exchange.send(problem) } else { exchange.send(JSONAnswer.ok(Array(#"{"status":"ready"}"#.utf8))) }
+        case .metrics:
+            var headers = HTTPHeaders()
+            headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+            exchange.send(HTTPResponse(status: 200, headers: headers, body: Array(metrics.render().utf8)))
+        case .kinds:
+            exchange.send(JSONAnswer.ok(kindsBody))
+        case .problem:
+            explainProblem(name, exchange)
+        case .createSession:
+            createSession(exchange)
+        case .session(let session):
+            switch (exchange.route, Self.method(of: request)) {
+            case (.session, "GET"): exchange.send(JSONAnswer.ok(session.metadataJSON()))
+            case (.session, _): deleteSession(session, exchange)
+            case (.state, _): readState(session, exchange)
+            case (.actions, "GET"): readLog(session, exchange)
+            case (.actions, _): postActions(session, exchange)
+            default: openEvents(session, exchange)
+            }
+        case .preflight:
+            exchange.send(CORS.optionsAnswer(for: request, allow: Self.allowed(exchange.route)))
+        }
+    }
+
+    /// RFC 9110 §10.1.1: a request waiting for `100 Continue` is refused from its head when the
+    /// refusal needs no body (no such route or method, not ready, no such session, no valid token),
+    /// so a client never uploads a body only to learn that. The checks are `handle`'s own, which
+    /// runs them again once the body is in.
+    func handleExpectation(_ head: HTTPRequest, _ responder: HTTPResponder) -> Bool {
+        let (exchange, name) = exchange(for: head, responder)
+        return admit(exchange, name: name) == nil
+    }
+
+    /// Where a request goes once every check that needs no body has passed.
+    private enum Admitted {
+        case healthz, readyz, metrics, kinds, problem, createSession, preflight
+        case session(Session)
+    }
+
+    private func exchange(for request: HTTPRequest, _ responder: HTTPResponder) -> (Exchange, name: String) {
         // The route is read off the path's bytes; only the id (or slug) becomes a string.
         let (route, name) = request.withPathBytes { path -> (Metrics.Route, String) in
             let (route, second) = Self.route(path: path)
@@ -62,57 +109,62 @@ final class Router: HTTPHandler {
                 return (route, "")
             }
         }
-        let method = request.method == "HEAD" ? "GET" : request.method
         let exchange = Exchange(request: request, responder: responder, route: route, started: .now,
                                 metrics: metrics, accessLog: accessLog, now: registry.context.now)
-        switch (route, method) {
-        case (.healthz, "GET"):
-            exchange.send(JSONAnswer.ok(Array(#"{"status":"ok"}"#.utf8)))
-        case (.readyz, "GET"):
-            if let problem = readiness.problem { exchange.send(problem) } else { exchange.send(JSONAnswer.ok(Array(#"{"status":"ready"}"#.utf8))) }
-        case (.metrics, "GET"):
-            var headers = HTTPHeaders()
-            headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-            exchange.send(HTTPResponse(status: 200, headers: headers, body: Array(metrics.render().utf8)))
-        case (.kinds, "GET"):
-            exchange.send(JSONAnswer.ok(kindsBody))
-        case (.problems, "GET"):
-            explainProblem(name, exchange)
+        return (exchange, name)
+    }
+
+    private static func method(of request: HTTPRequest) -> String {
+        request.method == "HEAD" ? "GET" : request.method
+    }
+
+    /// Answers what the head alone decides (no such route or method, not ready, no such session,
+    /// no valid token, a damaged session) and returns nil; otherwise says where the request goes.
+    private func admit(_ exchange: Exchange, name: String) -> Admitted? {
+        let request = exchange.request
+        let route = exchange.route
+        switch (route, Self.method(of: request)) {
+        case (.healthz, "GET"): return .healthz
+        case (.readyz, "GET"): return .readyz
+        case (.metrics, "GET"): return .metrics
+        case (.kinds, "GET"): return .kinds
+        case (.problems, "GET"): return .problem
         case (.sessions, "POST"):
-            guard readyForSessions(exchange) else { return }
-            createSession(exchange)
+            return readyForSessions(exchange) ? .createSession : nil
         case (.session, "GET"), (.session, "DELETE"), (.state, "GET"), (.actions, "GET"), (.actions, "POST"), (.events, "GET"):
-            guard readyForSessions(exchange) else { return }
-            guard let session = authorize(request, id: name, allowQueryToken: route == .state || route == .events, exchange) else { return }
-            if session.damaged && !(route == .session && method == "DELETE") { return exchange.send(SessionProblems.damaged) }
-            switch (route, method) {
-            case (.session, "GET"): exchange.send(JSONAnswer.ok(session.metadataJSON()))
-            case (.session, _): deleteSession(session, exchange)
-            case (.state, _): readState(session, exchange)
-            case (.actions, "GET"): readLog(session, exchange)
-            case (.actions, _): postActions(session, exchange)
-            default: openEvents(session, exchange)
+            guard readyForSessions(exchange) else { return nil }
+            guard let session = authorize(request, id: name, allowQueryToken: route == .state || route == .events, exchange) else { return nil }
+            if session.damaged && !(route == .session && request.method == "DELETE") {
+                exchange.send(SessionProblems.damaged)
+                return nil
             }
+            return .session(session)
         case (.other, _):
             exchange.send(Problem(404, "not-found", "nothing is served at \(request.path)"))
+            return nil
         case (_, "OPTIONS"):
             // A preflight carries no token, so only existence is checked: an unknown or deleted
             // session is 404 here as everywhere (its id is 128 random bits, so this tells nothing).
             switch route {
             case .session, .state, .actions, .events:
-                guard readyForSessions(exchange) else { return }
-                guard session(named: name) != nil else { return exchange.send(SessionProblems.notFound.response()) }
+                guard readyForSessions(exchange) else { return nil }
+                guard session(named: name) != nil else {
+                    exchange.send(SessionProblems.notFound.response())
+                    return nil
+                }
             case .problems:
                 guard ProblemCatalog.entries[name] != nil else {
-                    return exchange.send(Problem(404, "not-found", "no problem type is called '\(name)'"))
+                    exchange.send(Problem(404, "not-found", "no problem type is called '\(name)'"))
+                    return nil
                 }
             default:
                 break
             }
-            exchange.send(CORS.optionsAnswer(for: request, allow: Self.allowed(route)))
+            return .preflight
         default:
             let allow = Self.allowed(route)
             exchange.send(Problem(405, "method-not-allowed", "\(request.method) is not allowed here; use \(allow)", headers: [("Allow", allow)]))
+            return nil
         }
     }
 
