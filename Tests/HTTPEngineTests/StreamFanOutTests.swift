@@ -16,28 +16,15 @@ final class StreamFanOutTests: XCTestCase {
         // Not a multiple of the batch size: each loop is left with a partial batch, handed over
         // only when the fan-out ends.
         let count = 2 * StreamFanOut.batchSize + 45
-        let streams = StreamTests.Streams()
-        let opened = expectation(description: "streams opened")
-        opened.expectedFulfillmentCount = count
-        let s = try startServer(handler: { _, responder in
-            streams.add(responder.startStream(status: 200, headers: [:]))
-            opened.fulfill()
-        })
+        let (s, streams, clients) = try openStreams(count, clientTimeoutSeconds: 2)
         server = s
-        var clients: [RawClient] = []
-        for _ in 0..<count {
-            let client = try RawClient(port: s.port, timeoutSeconds: 2)
-            client.send("GET /events HTTP/1.1\r\nHost: t\r\n\r\n")
-            clients.append(client)
-        }
-        wait(for: [opened], timeout: 10)
         for client in clients { XCTAssertEqual(client.readResponse(head: true)?.status, 200) }
-        XCTAssertEqual(Set(streams.all.map { ObjectIdentifier($0.loop) }).count, 2, "the streams should span both loops")
+        XCTAssertEqual(Set(streams.map { ObjectIdentifier($0.loop) }).count, 2, "the streams should span both loops")
 
         for text in ["first", "second"] {
             var fanOut = StreamFanOut()
             let chunk = SharedChunk(Array(text.utf8))
-            for stream in streams.all { XCTAssertEqual(fanOut.write(chunk, to: stream, ifPendingAtMost: 1 << 20), .queued) }
+            for stream in streams { XCTAssertEqual(fanOut.write(chunk, to: stream, ifPendingAtMost: 1 << 20), .queued) }
         }
         for (i, client) in clients.enumerated() {
             XCTAssertEqual(client.readChunk().map { String(decoding: $0, as: UTF8.self) }, "first", "client \(i)")
@@ -46,17 +33,9 @@ final class StreamFanOutTests: XCTestCase {
     }
 
     func testWriteKeepsTheStreamsBoundAndRefusals() throws {
-        let streams = StreamTests.Streams()
-        let opened = expectation(description: "stream opened")
-        let s = try startServer(handler: { _, responder in
-            streams.add(responder.startStream(status: 200, headers: [:]))
-            opened.fulfill()
-        })
+        let (s, streams, clients) = try openStreams(1)
         server = s
-        let client = try RawClient(port: s.port)
-        client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
-        wait(for: [opened], timeout: 5)
-        let stream = try XCTUnwrap(streams.all.first)
+        let stream = try XCTUnwrap(streams.first), client = try XCTUnwrap(clients.first)
         do {
             var fanOut = StreamFanOut()
             // Nothing pending: queued whatever its size; then the next one is over a bound of 8.

@@ -12,28 +12,11 @@ final class StreamTests: XCTestCase {
         server = nil
     }
 
-    final class Streams: @unchecked Sendable {  // guarded by its lock
-        let lock = NSLock()
-        var list: [HTTPStream] = []
-        func add(_ s: HTTPStream) { lock.lock(); list.append(s); lock.unlock() }
-        var all: [HTTPStream] { lock.lock(); defer { lock.unlock() }; return list }
-        func removeAll() { lock.lock(); list = []; lock.unlock() }
-    }
-
-    /// Starts a server whose every request opens a stream, sends it one GET, and returns the stream
-    /// once the handler has opened it, with the client (its response not read yet).
+    /// One stream (see `openStreams`), its server kept for `tearDown`.
     private func openStream(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in }) throws -> (HTTPStream, RawClient) {
-        let streams = Streams()
-        let opened = expectation(description: "stream opened")
-        let s = try startServer(configure, handler: { _, responder in
-            streams.add(responder.startStream(status: 200, headers: [:]))
-            opened.fulfill()
-        })
+        let (s, streams, clients) = try openStreams(1, configure)
         server = s
-        let client = try RawClient(port: s.port)
-        client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
-        wait(for: [opened], timeout: 5)
-        return (try XCTUnwrap(streams.all.first), client)
+        return (try XCTUnwrap(streams.first), try XCTUnwrap(clients.first))
     }
 
     func testChunkedStreamFromAnotherThreadThenKeepAlive() throws {
