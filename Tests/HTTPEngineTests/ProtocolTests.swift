@@ -98,6 +98,11 @@ final class ProtocolTests: XCTestCase {
         func handle(_ request: HTTPRequest, _ responder: HTTPResponder) { echoHandler(request, responder) }
 
         func handleExpectation(_ head: HTTPRequest, _ responder: HTTPResponder) -> Bool {
+            if head.path == "/answered-anyway" {
+                // Breaks the contract (answers, then says it did not): still a refusal.
+                responder.respond(HTTPResponse(status: 409, headers: [:], body: []))
+                return false
+            }
             guard head.path == "/denied" else { return false }
             let who = head.headers["X-Who"] ?? "-"
             responder.respond(HTTPResponse(status: 403, headers: ["Content-Type": "text/plain"], body: Array("no \(head.method) for \(who)".utf8)))
@@ -132,6 +137,13 @@ final class ProtocolTests: XCTestCase {
         let r = try XCTUnwrap(client.readResponse())
         XCTAssertEqual(r.status, 403)
         XCTAssertTrue(client.isClosedByPeer())
+    }
+
+    func testExpectContinueAnsweredByAHandlerThatReturnsFalseGetsNo100AfterTheAnswer() throws {
+        let client = try RawClient(port: try startGate())
+        client.send("POST /answered-anyway HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n")
+        XCTAssertEqual(client.readResponse()?.status, 409)
+        XCTAssertTrue(client.isClosedByPeer(), "nothing after the final answer, no 100 Continue")
     }
 
     func testExpectContinueNotRefusedGets100AndTheConnectionGoesOn() throws {

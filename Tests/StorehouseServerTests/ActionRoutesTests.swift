@@ -46,6 +46,7 @@ final class ActionRoutesTests: XCTestCase {
             XCTAssertEqual(answer.status, status, target)
             XCTAssertEqual(answer.json["type"] as? String, type, target)
             XCTAssertEqual(answer.header("Connection"), "close", target)
+            XCTAssertTrue(refused.waitForClose(), target)
         }
         // With the session's token the client is asked for the body, and the action is applied once.
         try client.sendRaw(head("/sessions/\(id)/actions", token: token))

@@ -45,7 +45,8 @@ public final class HTTPResponder: Sendable {
     }
 
     /// Marks a responder that was offered a request head and not used (`HTTPHandler.handleExpectation`
-    /// returned false): the request's answer will come through another one, so no 500 at release.
+    /// returned false): the request's answer comes through another one. Its release then queues no
+    /// 500 (which would be dropped anyway: its sequence number is spent).
     func withdraw() {
         answered.store(true, ordering: .releasing)
     }

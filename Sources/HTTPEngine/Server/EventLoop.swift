@@ -331,9 +331,11 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         c.currentIsHead = head.method == "HEAD"
         c.currentKeepAlive = false
         c.currentIsHTTP10 = false
+        // The parser raises the expectation only for HTTP/1.1 (RFC 9110 §10.1.1), hence 1.1 framing.
         let responder = HTTPResponder(loop: self, connection: ConnectionRef(connection: c), sequence: c.sequence, chunked: true)
-        if core.handler.handleExpectation(head, responder) { return true }
-        // Not refused: this sequence number is spent, so nothing sent through `responder` lands.
+        // An answer delivered during the call (`awaiting` cleared) is a refusal whatever was returned:
+        // a 100 Continue must not follow a final answer.
+        if core.handler.handleExpectation(head, responder) || !c.awaiting { return true }
         responder.withdraw()
         c.awaiting = false
         return false

@@ -52,7 +52,7 @@ final class Router: HTTPHandler {
     }
 
     func handle(_ request: HTTPRequest, _ responder: HTTPResponder) {
-        let (exchange, name) = exchange(for: request, responder)
+        let (exchange, name) = makeExchange(for: request, responder)
         guard let admitted = admit(exchange, name: name) else { return }
         switch admitted {
         case .healthz:
@@ -65,8 +65,10 @@ final class Router: HTTPHandler {
             exchange.send(HTTPResponse(status: 200, headers: headers, body: Array(metrics.render().utf8)))
         case .kinds:
             exchange.send(JSONAnswer.ok(kindsBody))
-        case .problem:
-            explainProblem(name, exchange)
+        case .problem(let entry):
+            var headers = HTTPHeaders()
+            headers.add("Content-Type", "text/plain; charset=utf-8")
+            exchange.send(HTTPResponse(status: 200, headers: headers, body: Array("\(entry.title)\n\n\(entry.explanation)\n".utf8)))
         case .createSession:
             createSession(exchange)
         case .session(let session):
@@ -88,17 +90,18 @@ final class Router: HTTPHandler {
     /// so a client never uploads a body only to learn that. The checks are `handle`'s own, which
     /// runs them again once the body is in.
     func handleExpectation(_ head: HTTPRequest, _ responder: HTTPResponder) -> Bool {
-        let (exchange, name) = exchange(for: head, responder)
+        let (exchange, name) = makeExchange(for: head, responder)
         return admit(exchange, name: name) == nil
     }
 
     /// Where a request goes once every check that needs no body has passed.
     private enum Admitted {
-        case healthz, readyz, metrics, kinds, problem, createSession, preflight
+        case healthz, readyz, metrics, kinds, createSession, preflight
+        case problem((title: String, explanation: String))
         case session(Session)
     }
 
-    private func exchange(for request: HTTPRequest, _ responder: HTTPResponder) -> (Exchange, name: String) {
+    private func makeExchange(for request: HTTPRequest, _ responder: HTTPResponder) -> (Exchange, name: String) {
         // The route is read off the path's bytes; only the id (or slug) becomes a string.
         let (route, name) = request.withPathBytes { path -> (Metrics.Route, String) in
             let (route, second) = Self.route(path: path)
@@ -128,7 +131,8 @@ final class Router: HTTPHandler {
         case (.readyz, "GET"): return .readyz
         case (.metrics, "GET"): return .metrics
         case (.kinds, "GET"): return .kinds
-        case (.problems, "GET"): return .problem
+        case (.problems, "GET"):
+            return problemEntry(name, exchange).map(Admitted.problem)
         case (.sessions, "POST"):
             return readyForSessions(exchange) ? .createSession : nil
         case (.session, "GET"), (.session, "DELETE"), (.state, "GET"), (.actions, "GET"), (.actions, "POST"), (.events, "GET"):
@@ -153,10 +157,7 @@ final class Router: HTTPHandler {
                     return nil
                 }
             case .problems:
-                guard ProblemCatalog.entries[name] != nil else {
-                    exchange.send(Problem(404, "not-found", "no problem type is called '\(name)'"))
-                    return nil
-                }
+                guard problemEntry(name, exchange) != nil else { return nil }
             default:
                 break
             }
@@ -304,13 +305,13 @@ final class Router: HTTPHandler {
         return start..<end
     }
 
-    private func explainProblem(_ slug: String, _ exchange: Exchange) {
+    /// The catalogue's entry for `slug`, or nil once 404 is answered.
+    private func problemEntry(_ slug: String, _ exchange: Exchange) -> (title: String, explanation: String)? {
         guard let entry = ProblemCatalog.entries[slug] else {
-            return exchange.send(Problem(404, "not-found", "no problem type is called '\(slug)'"))
+            exchange.send(Problem(404, "not-found", "no problem type is called '\(slug)'"))
+            return nil
         }
-        var headers = HTTPHeaders()
-        headers.add("Content-Type", "text/plain; charset=utf-8")
-        exchange.send(HTTPResponse(status: 200, headers: headers, body: Array("\(entry.title)\n\n\(entry.explanation)\n".utf8)))
+        return entry
     }
 
     static func encodeKinds(environment: EffectEnvironment) -> [UInt8] {
