@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import StoreCore
 import XCTest
 @testable import StorehouseServer
@@ -35,6 +36,44 @@ final class EventRoutesTests: XCTestCase {
             XCTAssertEqual((change.json["action"] as? [String: Any])?["type"] as? String, "counter/incrTapped")
             XCTAssertEqual((change.json["patch"] as? [[String: Any]])?.first?["value"] as? Int, expected)
         }
+    }
+
+    /// Under `--fsync always` with `--history 1`, concurrent clients have more actions waiting for the
+    /// journal than the history holds, so some leave it before they are durable. A subscriber still
+    /// sees every version once, in order: a change, or a snapshot standing in for what left.
+    func testActionsThatLeftTheHistoryBeforeBecomingDurableReachSubscribersAsASnapshot() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory; $0.history = 1 }
+        let (id, token) = try fixture.createSession()
+        let events = try fixture.client()
+        XCTAssertEqual(try events.openEvents("/sessions/\(id)/events", headers: bearer(token)).status, 200)
+        XCTAssertEqual(try events.nextEvent().retry, "2000")
+        let clients = 8, posts = 25, port = fixture.port
+        let applied = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: clients) { _ in
+            guard let client = try? TestClient(port: port) else { return }
+            for _ in 0..<posts {
+                let response = try? client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"counter/incrTapped"}"#)
+                if response?.status == 200 { applied.add(1, ordering: .relaxed) }
+            }
+        }
+        XCTAssertEqual(applied.load(ordering: .relaxed), clients * posts)
+        var last = -1, snapshots = 0
+        while last < clients * posts {
+            let event = try events.nextEvent()
+            guard let version = event.id.flatMap(Int.init) else { continue }
+            if event.event == "snapshot" {
+                XCTAssertGreaterThan(version, last, "a snapshot never goes back")
+                snapshots += 1
+            } else {
+                XCTAssertEqual(event.event, "change")
+                XCTAssertEqual(version, last + 1, "no version skipped or repeated")
+            }
+            last = version
+        }
+        XCTAssertEqual(last, clients * posts)
+        XCTAssertGreaterThan(snapshots, 1, "the first snapshot, and at least one standing in for versions that left")
     }
 
     func testOutputsFollowTheirChangeWithoutID() throws {

@@ -82,8 +82,18 @@ extension Session {
         // Framed once (as an HTTP chunk too): every subscriber's stream queues these same arrays.
         let all = SharedChunk(frames.count == 1 ? frames[0].bytes : frames.flatMap(\.bytes))
         let now = context.now()
+        // With more actions waiting for the journal than `--history` holds, the ring has let go of
+        // the oldest of them before they became durable: whoever has not had those versions gets a
+        // snapshot in their place, as a subscriber that fell behind does.
+        let oldestKept = history.firstVersion ?? version + 1
         var fanOut = StreamFanOut()
         for subscriber in subscribers.values where subscriber.lastVersion < version && !subscriber.awaitingSnapshot {
+            if subscriber.lastVersion + 1 < oldestKept {
+                subscriber.send(snapshotFrameLocked())
+                subscriber.lastWrite = now
+                context.metrics.recordSubscriberReset()
+                continue
+            }
             let chunk = subscriber.lastVersion < from ? all : SharedChunk(frames.filter { $0.version > subscriber.lastVersion }.flatMap(\.bytes))
             if fanOut.write(chunk, to: subscriber.stream, ifPendingAtMost: subscriber.bound(context.subscriberBufferBytes)) == .overBound {
                 // Too far behind (API.md "Events"): drop what is queued and start it over from a
