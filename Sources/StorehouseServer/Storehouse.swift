@@ -27,7 +27,12 @@ public final class Storehouse: Sendable {
     let journal: Journal?
     private let heartbeat = LockedBox<DispatchSourceTimer?>(nil)
 
-    public init(configuration: ServerConfiguration, effectEnvironment: EffectEnvironment? = nil) throws {
+    public convenience init(configuration: ServerConfiguration, effectEnvironment: EffectEnvironment? = nil) throws {
+        try self.init(configuration: configuration, effectEnvironment: effectEnvironment, fanOutQueue: .global(qos: .userInitiated))
+    }
+
+    /// `fanOutQueue`: where sessions with many subscribers publish (tests hold it to watch the order).
+    init(configuration: ServerConfiguration, effectEnvironment: EffectEnvironment?, fanOutQueue: DispatchQueue) throws {
         self.configuration = configuration
         let gauges = Gauges()
         let registryBox = LockedBox<SessionRegistry?>(nil)
@@ -43,7 +48,8 @@ public final class Storehouse: Sendable {
         }
         var environment = effectEnvironment ?? EffectEnvironment()
         if effectEnvironment == nil { environment.latency = .milliseconds(configuration.effectLatencyMilliseconds) }
-        let context = SessionContext(configuration: configuration, log: log, metrics: metrics, gauges: gauges, effectEnvironment: environment)
+        let context = SessionContext(configuration: configuration, log: log, metrics: metrics, gauges: gauges,
+                                     effectEnvironment: environment, fanOutQueue: fanOutQueue)
         registry = SessionRegistry(context: context, maxSessions: configuration.maxSessions)
         registryBox.value = registry
 

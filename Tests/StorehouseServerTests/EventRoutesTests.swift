@@ -76,6 +76,38 @@ final class EventRoutesTests: XCTestCase {
         XCTAssertGreaterThan(snapshots, 1, "the first snapshot, and at least one standing in for versions that left")
     }
 
+    /// A session with many subscribers answers the client before its change is queued for them
+    /// (on the fan-out queue, held here), and the subscribers get it once the queue runs.
+    func testALargeFanOutRunsAfterTheAnswerOffTheDurableThread() throws {
+        let queue = DispatchQueue(label: "fan-out")
+        queue.suspend()
+        var held = true
+        defer { if held { queue.resume() } }
+        let fixture = try ServerFixture({ $0.fanOutInlineLimit = 2 }, fanOutQueue: queue)
+        let (id, token) = try fixture.createSession()
+        let subscribers = try (0..<2).map { _ in try fixture.client() }
+        for subscriber in subscribers {
+            XCTAssertEqual(try subscriber.openEvents("/sessions/\(id)/events", headers: bearer(token)).status, 200)
+            XCTAssertEqual(try subscriber.nextEvent().retry, "2000")
+            XCTAssertEqual(try subscriber.nextEvent().event, "snapshot")
+        }
+        try post(fixture.client(), id, token)
+        try post(fixture.client(), id, token)
+        // Answered, and nothing published yet: the fan-out waits on the held queue.
+        subscribers[0].setReadTimeout(seconds: 1)
+        XCTAssertThrowsError(try subscribers[0].nextEvent(), "a change arrived before the fan-out queue ran")
+        subscribers[0].setReadTimeout(seconds: 10)
+        queue.resume()
+        held = false
+        for subscriber in subscribers {
+            for expected in 1...2 {
+                let change = try subscriber.nextEvent()
+                XCTAssertEqual(change.event, "change")
+                XCTAssertEqual(change.id, String(expected))
+            }
+        }
+    }
+
     func testOutputsFollowTheirChangeWithoutID() throws {
         let fixture = try ServerFixture()
         let (id, token) = try fixture.createSession(#"{"kind":"login"}"#)

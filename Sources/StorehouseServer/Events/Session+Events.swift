@@ -64,13 +64,41 @@ extension Session {
         if removed != nil { context.gauges.subscriberClosed() }
     }
 
-    /// Sends the changes (durableVersion, version] and their outputs to every subscriber,
-    /// encoding each frame once for all of them.
+    /// Marks the versions through `version` durable and publishes them: here, or, for a session
+    /// with at least `fanOutInlineLimit` subscribers, on `context.fanOutQueue`. Queuing a change for
+    /// 10,000 streams takes milliseconds, and here is the journal's thread (which completes every
+    /// session's appends) or the I/O thread of the posting client, whose answer would wait.
     func publishLocked(through version: Int, outputs: [(Int, StoreOutput)]) {
         guard version > durableVersion else { return }
-        let from = durableVersion + 1
         durableVersion = version
-        guard !subscribers.isEmpty else { return }
+        guard !subscribers.isEmpty else {
+            publishedVersion = version
+            pendingOutputs = []
+            return
+        }
+        pendingOutputs += outputs
+        if subscribers.count < context.fanOutInlineLimit { return publishPendingLocked() }
+        guard !publishScheduled else { return }
+        publishScheduled = true
+        context.fanOutQueue.async { [self] in
+            lock.withLock {
+                publishScheduled = false
+                publishPendingLocked()
+            }
+        }
+    }
+
+    /// Sends the changes (publishedVersion, durableVersion] and their outputs to every subscriber,
+    /// encoding each frame once for all of them. Every publication runs under the lock, oldest
+    /// first, so a subscriber still gets each version once and in order.
+    private func publishPendingLocked() {
+        let version = durableVersion
+        guard version > publishedVersion else { return }
+        let from = publishedVersion + 1
+        publishedVersion = version
+        let outputs = pendingOutputs
+        pendingOutputs = []
+        guard !deleted, !subscribers.isEmpty else { return }
         var frames: [(version: Int, bytes: [UInt8])] = []
         for entry in history.entries(from...version) {
             var bytes = EventFrames.change(version: entry.version, action: RecordCoding.action(entry.record), patch: entry.patch)

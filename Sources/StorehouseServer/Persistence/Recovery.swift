@@ -168,6 +168,7 @@ extension Session {
             journalSnapshotVersion = baseVersion
             for change in changes { history.append(.init(version: change.version, record: change.action, patch: change.patch)) }
             durableVersion = store.version
+            publishedVersion = store.version
             if !changes.isEmpty {
                 // The base the journal replayed from is what time travel replays from, in the
                 // kind's own key order (the same state always serializes to the same bytes).

@@ -34,6 +34,11 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var keptStates: KeptStates
     /// The newest version whose actions are as durable as `--fsync` promises.
     var durableVersion: Int
+    /// The newest version handed to the subscribers; behind `durableVersion` while a fan-out
+    /// waits on `context.fanOutQueue` (with the outputs of the versions in between).
+    var publishedVersion: Int
+    var pendingOutputs: [(Int, StoreOutput)] = []
+    var publishScheduled = false
     /// Bumped by a rollback, so completions of appends made before it are not trusted.
     var epoch = 0
     var subscribers: [ObjectIdentifier: Subscriber] = [:]
@@ -72,6 +77,7 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         keptStates = KeptStates(byteBudget: context.keptStateBudget)
         idempotency = IdempotencyCache(answerBudget: context.idempotencyAnswerBudget)
         durableVersion = store.version
+        publishedVersion = store.version
         keptStates.add(version: store.version, bytes: store.encodeState())
     }
 

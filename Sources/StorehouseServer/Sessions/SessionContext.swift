@@ -20,6 +20,10 @@ struct SessionContext: Sendable {
     let snapshotBytes: Int
     /// Bytes of first answers each session keeps for its `Idempotency-Key`s.
     let idempotencyAnswerBudget: Int
+    /// A session with this many subscribers publishes on `fanOutQueue`, not on the thread that
+    /// made the change durable.
+    let fanOutInlineLimit: Int
+    let fanOutQueue: DispatchQueue
     let log: any SessionLog
     let metrics: Metrics
     let gauges: Gauges
@@ -27,7 +31,8 @@ struct SessionContext: Sendable {
     let now: @Sendable () -> Int64
 
     init(configuration: ServerConfiguration, log: any SessionLog, metrics: Metrics, gauges: Gauges,
-         effectEnvironment: EffectEnvironment, now: @escaping @Sendable () -> Int64 = SessionContext.wallClock) {
+         effectEnvironment: EffectEnvironment, fanOutQueue: DispatchQueue = .global(qos: .userInitiated),
+         now: @escaping @Sendable () -> Int64 = SessionContext.wallClock) {
         history = configuration.history
         subscriberBufferBytes = configuration.subscriberBufferBytes
         keepEvery = max(1, min(1_000, configuration.history / 10))
@@ -36,6 +41,8 @@ struct SessionContext: Sendable {
         historyBytes = configuration.historyBytes
         snapshotBytes = configuration.historyBytes
         idempotencyAnswerBudget = configuration.idempotencyAnswerBudget
+        fanOutInlineLimit = configuration.fanOutInlineLimit
+        self.fanOutQueue = fanOutQueue
         self.log = log
         self.metrics = metrics
         self.gauges = gauges

@@ -8,13 +8,14 @@ final class ServerFixture {
     let server: Storehouse
     var port: Int { server.port }
 
-    init(_ configure: (inout ServerConfiguration) -> Void = { _ in }, environment: EffectEnvironment = .immediate) throws {
+    init(_ configure: (inout ServerConfiguration) -> Void = { _ in }, environment: EffectEnvironment = .immediate,
+         fanOutQueue: DispatchQueue = .global()) throws {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.inMemory = true
         configuration.accessLog = false
         configure(&configuration)
-        server = try Storehouse(configuration: configuration, effectEnvironment: environment)
+        server = try Storehouse(configuration: configuration, effectEnvironment: environment, fanOutQueue: fanOutQueue)
         try server.start()
     }
 
