@@ -175,6 +175,25 @@ final class ProtocolTests: XCTestCase {
         XCTAssertEqual(r.text, "ok")
     }
 
+    func testNoContentLengthOn204Or304AndTheConnectionGoesOn() throws {
+        let client = try RawClient(port: try start(handler: { request, responder in
+            switch request.path {
+            case "/204": responder.respond(HTTPResponse(status: 204, headers: [:], body: []))
+            case "/304": responder.respond(HTTPResponse(status: 304, headers: ["ETag": "\"7\""], body: []))
+            default: echoHandler(request, responder)
+            }
+        }))
+        // RFC 9110 §8.6: never in a 204; in a 304 only as the 200's length, which the engine does not know.
+        for status in [204, 304] {
+            client.send("GET /\(status) HTTP/1.1\r\nHost: t\r\n\r\n")
+            let r = try XCTUnwrap(client.readResponse())
+            XCTAssertEqual(r.status, status)
+            XCTAssertNil(r.header("Content-Length"), "\(status)")
+        }
+        client.send("GET /after HTTP/1.1\r\nHost: t\r\n\r\n")
+        XCTAssertEqual(client.readResponse()?.text, "path=/after")
+    }
+
     func testHeadKeepsContentLengthDropsBody() throws {
         let client = try RawClient(port: try start())
         client.send("HEAD /abc HTTP/1.1\r\nHost: t\r\n\r\nGET /abc HTTP/1.1\r\nHost: t\r\n\r\n")

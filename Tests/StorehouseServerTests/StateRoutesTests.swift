@@ -14,6 +14,9 @@ final class StateRoutesTests: XCTestCase {
         let cached = try client.request("GET", "/sessions/\(id)/state", headers: bearer(token).merging(["If-None-Match": "\"0\""]) { $1 })
         XCTAssertEqual(cached.status, 304)
         XCTAssertTrue(cached.body.isEmpty)
+        XCTAssertEqual(cached.header("ETag"), "\"0\"")
+        // RFC 9110 §8.6: a 304's Content-Length could only be the 200's length; none is sent.
+        XCTAssertNil(cached.header("Content-Length"))
         _ = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"counter/incrTapped"}"#)
         let stale = try client.request("GET", "/sessions/\(id)/state", headers: bearer(token).merging(["If-None-Match": "\"0\""]) { $1 })
         XCTAssertEqual(stale.status, 200)

@@ -51,8 +51,9 @@ struct ResponseEncoder {
             head.append(0x0D); head.append(0x0A)
         }
         head.append(contentsOf: dateLine)
-        // RFC 9110 §8.6: no Content-Length in 1xx or 204; for HEAD it is the GET body's length.
-        if status != 204 && status >= 200 {
+        // RFC 9110 §8.6: no Content-Length in 1xx or 204, and in a 304 only the 200's length, which
+        // the handler did not give (so none); for HEAD it is the GET body's length.
+        if status != 204 && status != 304 && status >= 200 {
             head.append(contentsOf: Self.contentLengthPrefix)
             Self.appendDecimal(body.count, to: &head)
             head.append(0x0D); head.append(0x0A)
