@@ -48,7 +48,21 @@ final class ServerConfigurationTests: XCTestCase {
             }
         }
         XCTAssertThrowsError(try ServerConfiguration.parse(arguments: [], environment: ["STOREHOUSE_MAX_SESSIONS": "-1"])) { error in
-            XCTAssertTrue("\(error)".contains("--max-sessions"), "\(error)")
+            XCTAssertEqual("\(error)", "STOREHOUSE_MAX_SESSIONS (--max-sessions): expected an integer in 1...10000000, got '-1'")
+        }
+    }
+
+    func testAFlagOverridesABadVariableWithoutReadingIt() throws {
+        // The README: "a flag wins over its variable", so a broken PORT in the environment cannot
+        // stop `--port 9001`; the other variables are still read.
+        let environment = ["PORT": "x", "STOREHOUSE_HISTORY": "abc", "STOREHOUSE_HEARTBEAT_S": "7"]
+        guard case .serve(let c) = try ServerConfiguration.parse(arguments: ["--port", "9001", "--history=5"], environment: environment) else { return XCTFail() }
+        XCTAssertEqual(c.port, 9001)
+        XCTAssertEqual(c.history, 5)
+        XCTAssertEqual(c.heartbeatSeconds, 7)
+        XCTAssertEqual(try ServerConfiguration.parse(arguments: ["--help"], environment: environment), .help)
+        XCTAssertThrowsError(try ServerConfiguration.parse(arguments: ["--history", "5"], environment: environment)) { error in
+            XCTAssertEqual("\(error)", "PORT (--port): expected an integer in 0...65535, got 'x'")
         }
     }
 

@@ -76,16 +76,15 @@ extension ServerConfiguration {
         },
     ]
 
-    /// Reads flags after the program name, then fills the rest from `environment`.
+    /// Reads flags after the program name, then fills the rest from `environment`: a variable is
+    /// read only for an option no flag gave, so a bad variable is no obstacle to a flag that
+    /// overrides it, and its error names the variable.
     ///
     /// ```swift
     /// let request = try ServerConfiguration.parse(arguments: ["--port", "0", "--in-memory"], environment: [:])
     /// ```
     public static func parse(arguments: [String], environment: [String: String]) throws(ConfigurationError) -> LaunchRequest {
-        var configuration = ServerConfiguration()
-        for option in options {
-            if let value = environment[option.variable] { try option.apply(&configuration, value) }
-        }
+        var flags: [(option: Option, value: String)] = []
         var healthcheck = false
         var index = 0
         while index < arguments.count {
@@ -102,15 +101,27 @@ extension ServerConfiguration {
                 throw ConfigurationError(description: "unknown argument '\(argument)' (see storehouse --help)")
             }
             if option.placeholder == nil {
-                try option.apply(&configuration, inline ?? "true")
+                flags.append((option, inline ?? "true"))
             } else if let inline {
-                try option.apply(&configuration, inline)
+                flags.append((option, inline))
             } else {
                 guard index < arguments.count else { throw ConfigurationError(description: "\(name): needs a value (\(option.placeholder ?? ""))") }
-                try option.apply(&configuration, arguments[index])
+                flags.append((option, arguments[index]))
                 index += 1
             }
         }
+        var configuration = ServerConfiguration()
+        for option in options where !flags.contains(where: { $0.option.flag == option.flag }) {
+            guard let value = environment[option.variable] else { continue }
+            do {
+                try option.apply(&configuration, value)
+            } catch {
+                // "--port: expected …" → "PORT (--port): expected …"
+                let reason = error.description.hasPrefix(option.flag + ":") ? String(error.description.dropFirst(option.flag.count + 1)) : " " + error.description
+                throw ConfigurationError(description: "\(option.variable) (\(option.flag)):\(reason)")
+            }
+        }
+        for (option, value) in flags { try option.apply(&configuration, value) }
         return healthcheck ? .healthcheck(configuration) : .serve(configuration)
     }
 
