@@ -133,4 +133,13 @@ final class ProblemCatalogTests: XCTestCase {
             XCTAssertTrue(contract.contains("        - \(slug)\n"), "\(slug) is not in openapi.yaml's ProblemSlug")
         }
     }
+
+    /// RFC 9457 §3.1.3: a problem type's title does not change from occurrence to occurrence, so
+    /// the engine's own refusals carry the title their `/problems/{slug}` page gives.
+    func testTheEnginesRefusalsUseTheCatalogTitles() {
+        for error in [HTTPParseError.badRequest(""), .requestTimeout(""), .bodyTooLarge(""), .uriTooLong(""),
+                      .headersTooLarge(""), .versionNotSupported(""), .tooManyConnections("")] {
+            XCTAssertEqual(error.title, ProblemCatalog.entries[error.slug]?.title, error.slug)
+        }
+    }
 }

@@ -22,7 +22,7 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
         HTTPParseError(status: 408, slug: "request-timeout", title: "Request Timeout", detail: detail)
     }
     public static func bodyTooLarge(_ detail: String) -> HTTPParseError {
-        HTTPParseError(status: 413, slug: "body-too-large", title: "Content Too Large", detail: detail)
+        HTTPParseError(status: 413, slug: "body-too-large", title: "Body Too Large", detail: detail)
     }
     public static func uriTooLong(_ detail: String) -> HTTPParseError {
         HTTPParseError(status: 414, slug: "uri-too-long", title: "URI Too Long", detail: detail)
@@ -34,6 +34,6 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
         HTTPParseError(status: 505, slug: "http-version-not-supported", title: "HTTP Version Not Supported", detail: detail)
     }
     public static func tooManyConnections(_ detail: String) -> HTTPParseError {
-        HTTPParseError(status: 503, slug: "too-many-connections", title: "Service Unavailable", detail: detail)
+        HTTPParseError(status: 503, slug: "too-many-connections", title: "Too Many Connections", detail: detail)
     }
 }
