@@ -134,6 +134,19 @@ final class ProblemCatalogTests: XCTestCase {
         }
     }
 
+    /// The problem examples in openapi.yaml carry the titles the server sends.
+    func testTheContractsExamplesUseTheCatalogTitles() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let contract = try String(contentsOf: root.appendingPathComponent("openapi.yaml"), encoding: .utf8)
+        let pattern = try NSRegularExpression(pattern: #"type: /problems/([a-z-]+)\n\s+title: ([^\n]+)"#)
+        let matches = pattern.matches(in: contract, range: NSRange(contract.startIndex..., in: contract))
+        XCTAssertGreaterThan(matches.count, 10)
+        for match in matches {
+            guard let slug = Range(match.range(at: 1), in: contract), let title = Range(match.range(at: 2), in: contract) else { continue }
+            XCTAssertEqual(String(contract[title]), ProblemCatalog.entries[String(contract[slug])]?.title, String(contract[slug]))
+        }
+    }
+
     /// RFC 9457 §3.1.3: a problem type's title does not change from occurrence to occurrence, so
     /// the engine's own refusals carry the title their `/problems/{slug}` page gives.
     func testTheEnginesRefusalsUseTheCatalogTitles() {
