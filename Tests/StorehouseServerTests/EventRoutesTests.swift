@@ -108,6 +108,57 @@ final class EventRoutesTests: XCTestCase {
         }
     }
 
+    /// A change answered before shutdown began reaches subscribers before `end`, even while its
+    /// publication waits on the fan-out queue.
+    func testAnAnsweredChangeGoesOutBeforeTheShutdownsEnd() throws {
+        let queue = DispatchQueue(label: "fan-out")
+        let fixture = try ServerFixture({ $0.fanOutInlineLimit = 1 }, fanOutQueue: queue)
+        let (id, token) = try fixture.createSession()
+        let events = try fixture.client()
+        XCTAssertEqual(try events.openEvents("/sessions/\(id)/events", headers: bearer(token)).status, 200)
+        XCTAssertEqual(try events.nextEvent().retry, "2000")
+        XCTAssertEqual(try events.nextEvent().event, "snapshot")
+        queue.suspend()
+        try post(fixture.client(), id, token)
+        let stopped = expectation(description: "shutdown returned")
+        let server = fixture.server
+        DispatchQueue.global().async { server.shutdown(); stopped.fulfill() }
+        let next = try events.nextEvent()
+        queue.resume()
+        wait(for: [stopped], timeout: 15)
+        XCTAssertEqual(next.event, "change", "\(next.event ?? "nil") \(next.data) came before the answered change 1")
+        XCTAssertEqual(next.id, "1")
+        XCTAssertEqual(try events.nextEvent().event, "end")
+    }
+
+    /// A snapshot that stands in for versions that left the history replaces what the subscriber
+    /// has queued: a subscriber that stopped reading holds one, not one per publication.
+    func testSnapshotsForVersionsThatLeftTheHistoryDoNotPileUpOnAStalledSubscriber() throws {
+        let queue = DispatchQueue(label: "fan-out")
+        var held = false
+        defer { if held { queue.resume() } }
+        let fixture = try ServerFixture({
+            $0.fanOutInlineLimit = 1; $0.history = 1; $0.subscriberBufferBytes = 64 << 10
+        }, fanOutQueue: queue)
+        // A ~200 KB state, so every snapshot is far larger than the subscriber bound.
+        let products = (0..<200).map { #""\#($0)\#(String(repeating: "p", count: 1_000))""# }.joined(separator: ",")
+        let (id, token) = try fixture.createSession(#"{"kind":"shop","state":{"products":[\#(products)]}}"#)
+        let session = try XCTUnwrap(fixture.server.registry.lookup(id))
+        let stalled = try TestClient(port: fixture.port, receiveBuffer: 4_096)
+        XCTAssertEqual(try stalled.openEvents("/sessions/\(id)/events", headers: bearer(token)).status, 200)
+        let client = try fixture.client()
+        for n in 0..<30 {
+            // Two actions behind one publication: with --history 1 the first has left the ring.
+            queue.suspend(); held = true
+            try post(client, id, token, #"{"type":"shop/add","payload":"a\#(n)"}"#)
+            try post(client, id, token, #"{"type":"shop/add","payload":"b\#(n)"}"#)
+            queue.resume(); held = false
+            queue.sync {}  // the publication has run
+        }
+        let pending = session.lock.withLock { session.subscribers.values.first?.stream.pendingBytes ?? 0 }
+        XCTAssertLessThan(pending, (64 << 10) + 2 * 210_000, "a stalled subscriber queued \(pending >> 10) KiB of snapshots")
+    }
+
     func testOutputsFollowTheirChangeWithoutID() throws {
         let fixture = try ServerFixture()
         let (id, token) = try fixture.createSession(#"{"kind":"login"}"#)

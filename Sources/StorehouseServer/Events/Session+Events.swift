@@ -44,7 +44,10 @@ extension Session {
         // `unowned`, not `weak`: a weak reference gives the stream a side table, which sends every
         // retain and release of it (several per delivery) down the slow path. Safe: only the stream
         // itself runs this closure, from one of its own methods.
-        stream.onShutdown { [unowned stream] in
+        stream.onShutdown { [weak self, unowned stream] in
+            // What is durable, and maybe answered, goes out before `end` (a publication may be
+            // waiting on the fan-out queue).
+            if let self { lock.withLock { publishPendingLocked() } }
             _ = stream.write(EventFrames.end(reason: "shutdown"))
             stream.finish()
         }
@@ -117,7 +120,8 @@ extension Session {
         var fanOut = StreamFanOut()
         for subscriber in subscribers.values where subscriber.lastVersion < version && !subscriber.awaitingSnapshot {
             if subscriber.lastVersion + 1 < oldestKept {
-                subscriber.send(snapshotFrameLocked())
+                // In place of the queue (all of it older): a stalled subscriber holds one snapshot at most.
+                subscriber.send(snapshotFrameLocked(), replacingQueue: true)
                 subscriber.lastWrite = now
                 context.metrics.recordSubscriberReset()
                 continue
@@ -161,6 +165,7 @@ extension Session {
     /// Marks the session deleted and ends its streams with `end` / `deleted`.
     func markDeleted() {
         let ended: [Subscriber] = lock.withLock {
+            publishPendingLocked()
             deleted = true
             let all = Array(subscribers.values)
             subscribers.removeAll()
