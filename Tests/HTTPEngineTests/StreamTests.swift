@@ -206,6 +206,21 @@ final class StreamTests: XCTestCase {
         XCTAssertEqual(body.last, UInt8(ascii: "c"))
     }
 
+    func testBytesInFlightAloneDoNotCountAsFallingBehind() throws {
+        let (stream, client) = try openStream { $0.maxStreamBufferBytes = 64 << 20 }
+        XCTAssertNotNil(client.readResponse(head: true))
+        // The client does not read: the loop takes this chunk and cannot send all of it (more than
+        // both socket buffers hold), so it stays in flight with nothing queued behind it.
+        XCTAssertEqual(stream.write(SharedChunk([UInt8](repeating: 0x61, count: 32 << 20)), ifPendingAtMost: 1_024), .queued)
+        XCTAssertTrue(waitUntil { stream.queuedBytes == 0 }, "the loop took the chunk")
+        XCTAssertGreaterThan(stream.pendingBytes, 1_024)
+        // Nothing queued: the next chunk goes whatever is in flight (the loop marks bytes accepted
+        // only after its send returns, when the client may already have read them).
+        XCTAssertEqual(stream.write(SharedChunk(Array("b".utf8)), ifPendingAtMost: 1_024), .queued)
+        // Queued behind the chunk in flight: now it is falling behind.
+        XCTAssertEqual(stream.write(SharedChunk(Array("c".utf8)), ifPendingAtMost: 1_024), .overBound)
+    }
+
     final class Flag: Sendable {
         let raised = Atomic<Bool>(false)
     }

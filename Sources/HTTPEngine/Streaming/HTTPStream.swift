@@ -131,7 +131,8 @@ public final class HTTPStream: Sendable {
 
     /// `write`, unless the bytes not yet accepted by the socket plus this chunk would pass `bound`:
     /// the check and the append take the stream's lock once (a fan-out does this per subscriber).
-    /// With nothing pending the chunk is queued whatever its size: the bound is on falling behind.
+    /// With nothing queued (bytes the loop is sending aside) the chunk is queued whatever its size:
+    /// the bound is on falling behind.
     public func write(_ chunk: SharedChunk, ifPendingAtMost bound: Int) -> BoundedWrite {
         enqueue(wire(chunk), bound: bound)
     }
@@ -156,8 +157,10 @@ public final class HTTPStream: Sendable {
             guard !s.closed && !s.finishRequested else { return (.refused, false, false) }
             if count == 0 { return (.queued, false, false) }
             let pending = s.queuedBytes + s.inflightBytes
-            // A stream with nothing pending is not behind, whatever the size of what comes next.
-            if let bound, pending > 0, pending + count > bound { return (.overBound, false, false) }
+            // A stream with nothing queued is not behind, whatever the size of what comes next. The
+            // bytes in flight do not say otherwise: the loop marks them accepted only after its
+            // send returns, and by then the client may have read them and asked for the next change.
+            if let bound, s.queuedBytes > 0, pending + count > bound { return (.overBound, false, false) }
             if pending + count > maxBufferedBytes { return (.refused, false, true) }
             s.append(w)
             let schedule = !s.pullScheduled
@@ -167,6 +170,9 @@ public final class HTTPStream: Sendable {
         if overflow { loop.enqueue(.closeStream(connection, self)) }
         return (result, schedule)
     }
+
+    /// Bytes queued and not yet taken by the loop (the part of `pendingBytes` that is not in flight).
+    var queuedBytes: Int { state.withLock { $0.queuedBytes } }
 
     /// Bytes queued or handed to the loop but not yet accepted by the socket (chunk framing included).
     public var pendingBytes: Int {
