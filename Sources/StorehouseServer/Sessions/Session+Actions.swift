@@ -274,10 +274,12 @@ extension Session {
 
     /// Past `historyBytes` the oldest actions leave the window. The cut moves up to a kept state,
     /// so every version left can still be rebuilt (`?version=`, replayed answers), and never past
-    /// the kept state a rollback to the last durable version starts from.
+    /// the kept state a rollback to the last durable version starts from, nor past a version the
+    /// subscribers have not been sent yet (a fan-out waiting on its queue).
     func trimHistoryLocked() {
         guard let needed = history.versionToDropThrough(toFit: context.historyBytes) else { return }
-        let floor = keptStates.nearest(atOrBefore: durableVersion)?.version ?? durableVersion
+        let keep = min(durableVersion, publishedVersion)
+        let floor = keptStates.nearest(atOrBefore: keep)?.version ?? keep
         let aligned = keptStates.states.first { $0.version >= needed }?.version ?? needed
         history.drop(through: min(aligned, floor))
     }
