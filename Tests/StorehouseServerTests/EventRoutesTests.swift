@@ -159,6 +159,31 @@ final class EventRoutesTests: XCTestCase {
         XCTAssertLessThan(pending, (64 << 10) + 2 * 210_000, "a stalled subscriber queued \(pending >> 10) KiB of snapshots")
     }
 
+    /// Versions that are durable but not yet sent (their fan-out waiting on its queue) stay in the
+    /// history when large actions push it past its byte budget: subscribers get them as changes.
+    func testTheByteBudgetKeepsWhatAWaitingFanOutHasYetToSend() throws {
+        let queue = DispatchQueue(label: "fan-out")
+        queue.suspend()
+        var held = true
+        defer { if held { queue.resume() } }
+        // A kept state at every version (history 10), and room for about two of these actions.
+        let fixture = try ServerFixture({ $0.fanOutInlineLimit = 1; $0.history = 10; $0.historyBytes = 5_000 }, fanOutQueue: queue)
+        let (id, token) = try fixture.createSession(#"{"kind":"shop"}"#)
+        let events = try fixture.client()
+        XCTAssertEqual(try events.openEvents("/sessions/\(id)/events", headers: bearer(token)).status, 200)
+        XCTAssertEqual(try events.nextEvent().retry, "2000")
+        XCTAssertEqual(try events.nextEvent().event, "snapshot")
+        let client = try fixture.client()
+        for n in 1...5 { try post(client, id, token, #"{"type":"shop/add","payload":"\#(String(repeating: "x", count: 2_000))\#(n)"}"#) }
+        queue.resume()
+        held = false
+        for expected in 1...5 {
+            let change = try events.nextEvent()
+            XCTAssertEqual(change.event, "change")
+            XCTAssertEqual(change.id, String(expected))
+        }
+    }
+
     func testOutputsFollowTheirChangeWithoutID() throws {
         let fixture = try ServerFixture()
         let (id, token) = try fixture.createSession(#"{"kind":"login"}"#)
