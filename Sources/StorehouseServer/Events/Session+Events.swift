@@ -41,12 +41,13 @@ extension Session {
         context.gauges.subscriberOpened()
         // Registered after unlocking: a stream already closed runs these at once, and they take the lock.
         stream.onClose { [weak self] in self?.unsubscribe(key) }
-        // `unowned`, not `weak`: a weak reference gives the stream a side table, which sends every
-        // retain and release of it (several per delivery) down the slow path. Safe: only the stream
-        // itself runs this closure, from one of its own methods.
+        // The stream `unowned`, not `weak`: a weak reference gives the stream a side table, which
+        // sends every retain and release of it (several per delivery) down the slow path. Safe: only
+        // the stream itself runs this closure, from one of its own methods. The session is already
+        // weakly held by `onClose`.
         stream.onShutdown { [weak self, unowned stream] in
             // What is durable, and maybe answered, goes out before `end` (a publication may be
-            // waiting on the fan-out queue).
+            // waiting on the fan-out queue; the first stream to end sends it to all).
             if let self { lock.withLock { publishPendingLocked() } }
             _ = stream.write(EventFrames.end(reason: "shutdown"))
             stream.finish()
