@@ -108,6 +108,34 @@ final class EventRoutesTests: XCTestCase {
         }
     }
 
+    /// A snapshot standing in for versions that left the history is followed by those versions'
+    /// one-off outputs: they are in no state, so the snapshot cannot carry them.
+    func testOutputsOfVersionsThatLeftTheHistoryFollowTheSnapshot() throws {
+        let queue = DispatchQueue(label: "fan-out")
+        var held = false
+        defer { if held { queue.resume() } }
+        let fixture = try ServerFixture({ $0.fanOutInlineLimit = 1; $0.history = 1 }, fanOutQueue: queue)
+        let (id, token) = try fixture.createSession(#"{"kind":"login"}"#)
+        let client = try fixture.client()
+        try post(client, id, token, #"{"type":"login/emailChanged","payload":"a@b.c"}"#)
+        try post(client, id, token, #"{"type":"login/passwordChanged","payload":"longpassword1"}"#)
+        let events = try fixture.client()
+        XCTAssertEqual(try events.openEvents("/sessions/\(id)/events", headers: bearer(token)).status, 200)
+        XCTAssertEqual(try events.nextEvent().retry, "2000")
+        XCTAssertEqual(try events.nextEvent().event, "snapshot")
+        // Three taps behind one publication: with --history 1 the first two leave the ring first.
+        queue.suspend(); held = true
+        for _ in 0..<3 { try post(client, id, token, #"{"type":"login/loginTapped"}"#) }
+        queue.resume(); held = false
+        var outputs: [Int] = []
+        while outputs.count < 3 {
+            let event = try events.nextEvent()
+            if event.event == "output", let version = event.json["version"] as? Int { outputs.append(version) }
+        }
+        XCTAssertEqual(outputs, outputs.sorted(), "in version order")
+        XCTAssertEqual(Set(outputs).count, 3, "one per tap: \(outputs)")
+    }
+
     /// A change answered before shutdown began reaches subscribers before `end`, even while its
     /// publication waits on the fan-out queue.
     func testAnAnsweredChangeGoesOutBeforeTheShutdownsEnd() throws {

@@ -121,8 +121,11 @@ extension Session {
         var fanOut = StreamFanOut()
         for subscriber in subscribers.values where subscriber.lastVersion < version && !subscriber.awaitingSnapshot {
             if subscriber.lastVersion + 1 < oldestKept {
+                // One-off outputs are not in any state: those of the versions the snapshot covers follow it.
+                let missed = outputs.filter { $0.0 > subscriber.lastVersion }
                 // In place of the queue (all of it older): a stalled subscriber holds one snapshot at most.
                 subscriber.send(snapshotFrameLocked(), replacingQueue: true)
+                if !missed.isEmpty { _ = subscriber.stream.write(missed.flatMap { EventFrames.output(version: $0.0, output: $0.1) }) }
                 subscriber.lastWrite = now
                 context.metrics.recordSubscriberReset()
                 continue
