@@ -31,14 +31,19 @@ public final class Storehouse: Sendable {
         try self.init(configuration: configuration, effectEnvironment: effectEnvironment, fanOutQueue: .global(qos: .userInitiated))
     }
 
-    /// `fanOutQueue`: where sessions with many subscribers publish (tests hold it to watch the order).
-    init(configuration: ServerConfiguration, effectEnvironment: EffectEnvironment?, fanOutQueue: DispatchQueue) throws {
+    /// `fanOutQueue`: where sessions with many subscribers publish; `log`: in place of the one the
+    /// configuration names (tests hold either to watch the order of what follows).
+    init(configuration: ServerConfiguration, effectEnvironment: EffectEnvironment?, fanOutQueue: DispatchQueue,
+         log injectedLog: (any SessionLog)? = nil) throws {
         self.configuration = configuration
         let gauges = Gauges()
         let registryBox = LockedBox<SessionRegistry?>(nil)
         metrics = Metrics(gauges: { (registryBox.value?.count ?? 0, gauges.subscriberCount) })
         accessLog = AccessLog(enabled: configuration.accessLog)
-        if configuration.inMemory {
+        if let injectedLog {
+            journal = nil
+            log = injectedLog
+        } else if configuration.inMemory {
             journal = nil
             log = MemoryLog()
         } else {

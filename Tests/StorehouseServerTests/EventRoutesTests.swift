@@ -108,6 +108,36 @@ final class EventRoutesTests: XCTestCase {
         }
     }
 
+    /// At shutdown, a change still on its way to the journal (its client answered during the
+    /// drain) reaches subscribers before `end`: the streams end once the session has settled.
+    func testShutdownEndsStreamsAfterTheChangesStillOnTheirWayToTheJournal() throws {
+        let log = HeldLog()
+        let fixture = try ServerFixture(log: log)
+        let (id, token) = try fixture.createSession()
+        let events = try fixture.client()
+        XCTAssertEqual(try events.openEvents("/sessions/\(id)/events", headers: bearer(token)).status, 200)
+        XCTAssertEqual(try events.nextEvent().retry, "2000")
+        XCTAssertEqual(try events.nextEvent().event, "snapshot")
+        let poster = try fixture.client()
+        try poster.sendRaw("POST /sessions/\(id)/actions HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n"
+                           + "Content-Length: 29\r\n\r\n{\"type\":\"counter/incrTapped\"}")
+        XCTAssertEqual(log.appended.wait(timeout: .now() + 10), .success, "the append is waiting for the journal")
+        let stopped = expectation(description: "shutdown returned")
+        let server = fixture.server
+        DispatchQueue.global().async { server.shutdown(); stopped.fulfill() }
+        // The shutdown has begun (the streams were asked to end), and the change is not durable yet.
+        events.setReadTimeout(seconds: 1)
+        XCTAssertThrowsError(try events.nextEvent(), "end came while version 1 was on its way to the journal")
+        events.setReadTimeout(seconds: 10)
+        log.release()
+        XCTAssertEqual(try poster.readResponse().status, 200)
+        let change = try events.nextEvent()
+        XCTAssertEqual(change.event, "change")
+        XCTAssertEqual(change.id, "1")
+        XCTAssertEqual(try events.nextEvent().event, "end")
+        wait(for: [stopped], timeout: 15)
+    }
+
     /// A snapshot standing in for versions that left the history is followed by those versions'
     /// one-off outputs: they are in no state, so the snapshot cannot carry them.
     func testOutputsOfVersionsThatLeftTheHistoryFollowTheSnapshot() throws {

@@ -46,9 +46,10 @@ extension Session {
         // the stream itself runs this closure, from one of its own methods. The session is already
         // weakly held by `onClose`.
         stream.onShutdown { [weak self, unowned stream] in
-            // What is durable, and maybe answered, goes out before `end` (a publication may be
-            // waiting on the fan-out queue; the first stream to end sends it to all).
-            if let self { lock.withLock { publishPendingLocked() } }
+            // Every change the session applied goes out before `end`: what is durable now (a
+            // publication may be waiting on the fan-out queue), and what is still on its way to the
+            // journal, whose answer the client gets during the drain (the stream ends then).
+            if let self, lock.withLock({ endsWhenSettledLocked(stream) }) { return }
             _ = stream.write(EventFrames.end(reason: "shutdown"))
             stream.finish()
         }
@@ -81,6 +82,7 @@ extension Session {
             return
         }
         pendingOutputs += outputs
+        defer { endSettledStreamsLocked() }
         if subscribers.count < context.fanOutInlineLimit { return publishPendingLocked() }
         guard !publishScheduled else { return }
         publishScheduled = true
@@ -146,6 +148,28 @@ extension Session {
         }
     }
 
+    /// At shutdown: publishes what is durable and, if actions are still on their way to the
+    /// journal, keeps `stream` to end once they settle (true); false when it can end now.
+    private func endsWhenSettledLocked(_ stream: HTTPStream) -> Bool {
+        publishPendingLocked()
+        guard store.version > durableVersion else { return false }
+        streamsEndingWhenSettled.append(stream)
+        return true
+    }
+
+    /// Ends the streams shutdown left open once nothing the session applied is waiting for the
+    /// journal (made durable and published, or rolled back).
+    func endSettledStreamsLocked() {
+        guard !streamsEndingWhenSettled.isEmpty, store.version == durableVersion else { return }
+        publishPendingLocked()
+        let end = SharedChunk(EventFrames.end(reason: "shutdown"))
+        for stream in streamsEndingWhenSettled {
+            _ = stream.write(end)
+            stream.finish()
+        }
+        streamsEndingWhenSettled = []
+    }
+
     /// A reset subscriber's stream drained: it gets the head as a snapshot and changes again.
     private func sendAwaitedSnapshot(_ key: ObjectIdentifier) {
         lock.withLock {
@@ -170,6 +194,7 @@ extension Session {
     func markDeleted() {
         let ended: [Subscriber] = lock.withLock {
             publishPendingLocked()
+            streamsEndingWhenSettled = []  // they end below, as deleted
             deleted = true
             let all = Array(subscribers.values)
             subscribers.removeAll()

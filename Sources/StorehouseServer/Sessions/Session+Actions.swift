@@ -323,6 +323,7 @@ extension Session {
             let snapshot = snapshotFrameLocked()
             for subscriber in stale { subscriber.send(snapshot, replacingQueue: true) }
         }
+        endSettledStreamsLocked()
         return waiters
     }
 

@@ -39,6 +39,9 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var publishedVersion: Int
     var pendingOutputs: [(Int, StoreOutput)] = []
     var publishScheduled = false
+    /// Streams a shutdown asked to end while actions were still on their way to the journal:
+    /// they end once those settle, after the changes (`endSettledStreamsLocked`).
+    var streamsEndingWhenSettled: [HTTPStream] = []
     /// Bumped by a rollback, so completions of appends made before it are not trusted.
     var epoch = 0
     var subscribers: [ObjectIdentifier: Subscriber] = [:]

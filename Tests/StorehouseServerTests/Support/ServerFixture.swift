@@ -9,13 +9,13 @@ final class ServerFixture {
     var port: Int { server.port }
 
     init(_ configure: (inout ServerConfiguration) -> Void = { _ in }, environment: EffectEnvironment = .immediate,
-         fanOutQueue: DispatchQueue = .global()) throws {
+         fanOutQueue: DispatchQueue = .global(), log: (any SessionLog)? = nil) throws {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.inMemory = true
         configuration.accessLog = false
         configure(&configuration)
-        server = try Storehouse(configuration: configuration, effectEnvironment: environment, fanOutQueue: fanOutQueue)
+        server = try Storehouse(configuration: configuration, effectEnvironment: environment, fanOutQueue: fanOutQueue, log: log)
         try server.start()
     }
 

@@ -1,0 +1,38 @@
+import Foundation
+@testable import StorehouseServer
+
+/// A log that keeps appends waiting until the test releases them, as a journal whose sync is slow:
+/// the head then runs ahead of what is durable for as long as the test likes.
+final class HeldLog: SessionLog, @unchecked Sendable {  // `held` is only touched under `lock`
+    private let lock = NSLock()
+    private var held: [@Sendable (Result<Void, any Error>) -> Void] = []
+
+    /// Signaled once per append that arrives.
+    let appended = DispatchSemaphore(value: 0)
+
+    var completesInline: Bool { false }
+
+    func create(sessionID: String, meta: [UInt8], completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        completion(.success(()))
+    }
+
+    func append(sessionID: String, records: [(version: Int, bytes: [UInt8])],
+                completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        lock.withLock { held.append(completion) }
+        appended.signal()
+    }
+
+    /// Makes every held append durable, in order, on the calling thread.
+    func release() {
+        let taken = lock.withLock { () -> [@Sendable (Result<Void, any Error>) -> Void] in
+            defer { held = [] }
+            return held
+        }
+        for completion in taken { completion(.success(())) }
+    }
+
+    func commitPending() {}
+    func snapshot(sessionID: String, version: Int, bytes: [UInt8]) {}
+    func delete(sessionID: String, completion: @escaping @Sendable () -> Void) { completion() }
+    func close() {}
+}
