@@ -105,12 +105,12 @@ extension Session {
         let outputs = pendingOutputs
         pendingOutputs = []
         guard !deleted, !subscribers.isEmpty else { return }
+        // Each output encoded once: after its change, or after a snapshot standing in for it.
+        let outputFrames = outputs.map { (version: $0.0, bytes: EventFrames.output(version: $0.0, output: $0.1)) }
         var frames: [(version: Int, bytes: [UInt8])] = []
         for entry in history.entries(from...version) {
             var bytes = EventFrames.change(version: entry.version, action: RecordCoding.action(entry.record), patch: entry.patch)
-            for (outputVersion, output) in outputs where outputVersion == entry.version {
-                bytes += EventFrames.output(version: outputVersion, output: output)
-            }
+            for output in outputFrames where output.version == entry.version { bytes += output.bytes }
             frames.append((entry.version, bytes))
         }
         // Framed once (as an HTTP chunk too): every subscriber's stream queues these same arrays.
@@ -124,10 +124,10 @@ extension Session {
         for subscriber in subscribers.values where subscriber.lastVersion < version && !subscriber.awaitingSnapshot {
             if subscriber.lastVersion + 1 < oldestKept {
                 // One-off outputs are not in any state: those of the versions the snapshot covers follow it.
-                let missed = outputs.filter { $0.0 > subscriber.lastVersion }
+                let missed = outputFrames.filter { $0.version > subscriber.lastVersion }.flatMap(\.bytes)
                 // In place of the queue (all of it older): a stalled subscriber holds one snapshot at most.
                 subscriber.send(snapshotFrameLocked(), replacingQueue: true)
-                if !missed.isEmpty { _ = subscriber.stream.write(missed.flatMap { EventFrames.output(version: $0.0, output: $0.1) }) }
+                if !missed.isEmpty { _ = subscriber.stream.write(missed) }
                 subscriber.lastWrite = now
                 context.metrics.recordSubscriberReset()
                 continue
