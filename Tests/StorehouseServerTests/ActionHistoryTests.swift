@@ -28,6 +28,20 @@ final class ActionHistoryTests: XCTestCase {
         }
     }
 
+    /// Entries after the floor (not yet sent to subscribers) stay past the capacity; once the
+    /// floor passes them, the next append brings the window back to the capacity.
+    func testKeepsEntriesAfterTheFloorPastTheCapacity() {
+        var history = ActionHistory(capacity: 2)
+        for v in 1...2 { history.append(entry(v)) }
+        for v in 3...40 { history.append(entry(v), keepingAfter: 2) }
+        XCTAssertEqual(history.entries(0...100).map(\.version), Array(3...40), "everything after the floor")
+        history.append(entry(41), keepingAfter: 39)
+        XCTAssertEqual(history.entries(0...100).map(\.version), [40, 41])
+        history.truncate(after: 40)
+        for v in 41...43 { history.append(entry(v)) }
+        XCTAssertEqual(history.entries(0...100).map(\.version), [42, 43])
+    }
+
     func heavy(_ version: Int, _ bytes: Int) -> ActionHistory.Entry {
         .init(version: version, record: ActionRecord(type: "t", at: 0, source: .client), patch: Array(repeating: 0x20, count: bytes))
     }

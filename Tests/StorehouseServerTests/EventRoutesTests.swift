@@ -39,9 +39,9 @@ final class EventRoutesTests: XCTestCase {
     }
 
     /// Under `--fsync always` with `--history 1`, concurrent clients have more actions waiting for the
-    /// journal than the history holds, so some leave it before they are durable. A subscriber still
-    /// sees every version once, in order: a change, or a snapshot standing in for what left.
-    func testActionsThatLeftTheHistoryBeforeBecomingDurableReachSubscribersAsASnapshot() throws {
+    /// journal than the history holds. The history keeps them past its count until they are sent, so
+    /// a subscriber sees every version once, in order, as a change.
+    func testActionsBeyondTheHistoryWhileWaitingForTheJournalReachSubscribersAsChanges() throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory; $0.history = 1 }
@@ -73,7 +73,7 @@ final class EventRoutesTests: XCTestCase {
             last = version
         }
         XCTAssertEqual(last, clients * posts)
-        XCTAssertGreaterThan(snapshots, 1, "the first snapshot, and at least one standing in for versions that left")
+        XCTAssertEqual(snapshots, 1, "the first snapshot only, then every version as a change")
     }
 
     /// A session with many subscribers answers the client before its change is queued for them
@@ -138,9 +138,9 @@ final class EventRoutesTests: XCTestCase {
         wait(for: [stopped], timeout: 15)
     }
 
-    /// A snapshot standing in for versions that left the history is followed by those versions'
-    /// one-off outputs: they are in no state, so the snapshot cannot carry them.
-    func testOutputsOfVersionsThatLeftTheHistoryFollowTheSnapshot() throws {
+    /// Versions past `--history` behind one publication reach subscribers with their one-off
+    /// outputs: no snapshot stands in for them (it could not carry outputs, which are in no state).
+    func testOutputsOfVersionsPastTheHistoryBehindOnePublicationReachSubscribers() throws {
         let queue = DispatchQueue(label: "fan-out")
         var held = false
         defer { if held { queue.resume() } }
@@ -189,9 +189,9 @@ final class EventRoutesTests: XCTestCase {
         XCTAssertEqual(try events.nextEvent().event, "end")
     }
 
-    /// A snapshot that stands in for versions that left the history replaces what the subscriber
-    /// has queued: a subscriber that stopped reading holds one, not one per publication.
-    func testSnapshotsForVersionsThatLeftTheHistoryDoNotPileUpOnAStalledSubscriber() throws {
+    /// A subscriber that stopped reading, on a large state, while publications carry more versions
+    /// than `--history`: its queue stays within the bound plus one snapshot, not one per publication.
+    func testAStalledSubscriberStaysBoundedWhilePublicationsPassTheHistory() throws {
         let queue = DispatchQueue(label: "fan-out")
         var held = false
         defer { if held { queue.resume() } }
@@ -206,7 +206,7 @@ final class EventRoutesTests: XCTestCase {
         XCTAssertEqual(try stalled.openEvents("/sessions/\(id)/events", headers: bearer(token)).status, 200)
         let client = try fixture.client()
         for n in 0..<30 {
-            // Two actions behind one publication: with --history 1 the first has left the ring.
+            // Two actions behind one publication: more than --history 1 holds.
             queue.suspend(); held = true
             try post(client, id, token, #"{"type":"shop/add","payload":"a\#(n)"}"#)
             try post(client, id, token, #"{"type":"shop/add","payload":"b\#(n)"}"#)
@@ -214,7 +214,7 @@ final class EventRoutesTests: XCTestCase {
             queue.sync {}  // the publication has run
         }
         let pending = session.lock.withLock { session.subscribers.values.first?.stream.pendingBytes ?? 0 }
-        XCTAssertLessThan(pending, (64 << 10) + 2 * 210_000, "a stalled subscriber queued \(pending >> 10) KiB of snapshots")
+        XCTAssertLessThan(pending, (64 << 10) + 2 * 210_000, "a stalled subscriber queued \(pending >> 10) KiB")
     }
 
     /// Versions that are durable but not yet sent (their fan-out waiting on its queue) stay in the

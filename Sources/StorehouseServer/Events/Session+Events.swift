@@ -105,7 +105,7 @@ extension Session {
         let outputs = pendingOutputs
         pendingOutputs = []
         guard !deleted, !subscribers.isEmpty else { return }
-        // Each output encoded once: after its change, or after a snapshot standing in for it.
+        // Each output encoded once, into its change's frame.
         let outputFrames = outputs.map { (version: $0.0, bytes: EventFrames.output(version: $0.0, output: $0.1)) }
         var frames: [(version: Int, bytes: [UInt8])] = []
         for entry in history.entries(from...version) {
@@ -116,24 +116,14 @@ extension Session {
         // Framed once (as an HTTP chunk too): every subscriber's stream queues these same arrays.
         let all = SharedChunk(frames.count == 1 ? frames[0].bytes : frames.flatMap(\.bytes))
         let now = context.now()
-        // With more actions waiting for the journal than `--history` holds, the ring has let go of
-        // the oldest of them before they became durable: whoever has not had those versions gets a
-        // snapshot in their place, as a subscriber that fell behind does.
-        let oldestKept = history.firstVersion ?? version + 1
+        // The history keeps every version not yet published (`keepingAfter`), so each subscriber's
+        // run is there; were one ever not, the subscriber starts over from a snapshot.
+        let firstFrame = frames.first?.version ?? version + 1
         var fanOut = StreamFanOut()
         for subscriber in subscribers.values where subscriber.lastVersion < version && !subscriber.awaitingSnapshot {
-            if subscriber.lastVersion + 1 < oldestKept {
-                // One-off outputs are not in any state: those of the versions the snapshot covers follow it.
-                let missed = outputFrames.filter { $0.version > subscriber.lastVersion }.flatMap(\.bytes)
-                // In place of the queue (all of it older): a stalled subscriber holds one snapshot at most.
-                subscriber.send(snapshotFrameLocked(), replacingQueue: true)
-                if !missed.isEmpty { _ = subscriber.stream.write(missed) }
-                subscriber.lastWrite = now
-                context.metrics.recordSubscriberReset()
-                continue
-            }
             let chunk = subscriber.lastVersion < from ? all : SharedChunk(frames.filter { $0.version > subscriber.lastVersion }.flatMap(\.bytes))
-            if fanOut.write(chunk, to: subscriber.stream, ifPendingAtMost: subscriber.bound(context.subscriberBufferBytes)) == .overBound {
+            if subscriber.lastVersion + 1 < firstFrame
+                || fanOut.write(chunk, to: subscriber.stream, ifPendingAtMost: subscriber.bound(context.subscriberBufferBytes)) == .overBound {
                 // Too far behind (API.md "Events"): drop what is queued and start it over from a
                 // snapshot, built once the client has read what is already on its way. Built here,
                 // a client that stays stalled would cost a whole state's encoding per action.

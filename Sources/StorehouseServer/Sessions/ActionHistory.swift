@@ -2,8 +2,12 @@ import StoreCore
 
 /// The last `capacity` applied actions of a session with their patches: what the
 /// action log, SSE resume and time travel read. A ring buffer, so appending is O(1)
-/// and the oldest entry falls off once the window is full; `dropOldest` also ends the
+/// and the oldest entry falls off once the window is full; `drop(through:)` also ends the
 /// window by bytes, for sessions whose actions are large.
+///
+/// An append may keep entries past `capacity`: those after its `keepingAfter` version (the
+/// ones the subscribers have not been sent yet) stay until they have been, so a change never
+/// leaves the history before every subscriber could have it.
 struct ActionHistory {
     struct Entry {
         let version: Int
@@ -21,7 +25,8 @@ struct ActionHistory {
         }
     }
 
-    private var ring: [Entry?]
+    /// The slots, `count` of them in use from `start` on (wrapping); grown by `grow`, never shrunk.
+    private var ring: [Entry?] = []
     private var start = 0
     private(set) var count = 0
     let capacity: Int
@@ -33,27 +38,40 @@ struct ActionHistory {
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
-        ring = []
     }
+
+    private func slot(_ offset: Int) -> Int { (start + offset) % ring.count }
 
     /// Version of the oldest kept entry, or nil when empty.
     var firstVersion: Int? { count == 0 ? nil : ring[start]?.version }
-    var lastVersion: Int? { count == 0 ? nil : ring[(start + count - 1) % capacity]?.version }
+    var lastVersion: Int? { count == 0 ? nil : ring[slot(count - 1)]?.version }
 
-    mutating func append(_ entry: Entry) {
+    /// Adds the newest entry. Past `capacity` the oldest entries leave, but only those at or
+    /// before `floor`.
+    mutating func append(_ entry: Entry, keepingAfter floor: Int = .max) {
+        while count >= capacity, let first = firstVersion, first <= floor { dropOldest() }
+        if count == ring.count { grow() }
+        ring[slot(count)] = entry
+        count += 1
         bytes += entry.weight
-        if count < capacity {
-            // The next slot may already exist (after a truncation); only grow the array at its end.
-            let slot = (start + count) % capacity
-            if slot == ring.count { ring.append(entry) } else { ring[slot] = entry }
-            count += 1
-        } else {
-            let dropped = ring[start]?.weight ?? 0
-            bytes -= dropped
-            droppedBytes += dropped
-            ring[start] = entry
-            start = (start + 1) % capacity
-        }
+    }
+
+    /// Doubles the slots (up to `capacity` while below it), laid out from 0 again.
+    private mutating func grow() {
+        let size = count < capacity ? min(capacity, max(16, 2 * ring.count)) : 2 * ring.count
+        var grown = [Entry?](repeating: nil, count: size)
+        for offset in 0..<count { grown[offset] = ring[slot(offset)] }
+        ring = grown
+        start = 0
+    }
+
+    private mutating func dropOldest() {
+        let dropped = ring[start]?.weight ?? 0
+        bytes -= dropped
+        droppedBytes += dropped
+        ring[start] = nil
+        start = (start + 1) % ring.count
+        count -= 1
     }
 
     /// The newest version that has to leave the window for the rest to fit in `budget` bytes;
@@ -71,20 +89,13 @@ struct ActionHistory {
 
     /// Drops the entries up to and including `version` from the old end.
     mutating func drop(through version: Int) {
-        while let first = firstVersion, first <= version {
-            let dropped = ring[start]?.weight ?? 0
-            bytes -= dropped
-            droppedBytes += dropped
-            ring[start] = nil
-            start = (start + 1) % capacity
-            count -= 1
-        }
+        while let first = firstVersion, first <= version { dropOldest() }
     }
 
     /// The entry for `version`, if it is still kept.
     func entry(_ version: Int) -> Entry? {
         guard let first = firstVersion, version >= first, version < first + count else { return nil }
-        return ring[(start + version - first) % capacity]
+        return ring[slot(version - first)]
     }
 
     /// Entries with versions in `range` that are kept, in order.
@@ -98,9 +109,9 @@ struct ActionHistory {
     /// Forgets every entry after `version` (a rolled-back append).
     mutating func truncate(after version: Int) {
         while let last = lastVersion, last > version {
-            let slot = (start + count - 1) % capacity
-            bytes -= ring[slot]?.weight ?? 0
-            ring[slot] = nil
+            let last = slot(count - 1)
+            bytes -= ring[last]?.weight ?? 0
+            ring[last] = nil
             count -= 1
         }
     }

@@ -88,7 +88,8 @@ extension Session {
         for change in changes {
             let entry = ActionHistory.Entry(version: change.version, record: change.action, patch: change.patch)
             bytesSinceKeptState += entry.weight
-            history.append(entry)
+            // Past `--history`, never a version the subscribers have not been sent yet.
+            history.append(entry, keepingAfter: min(durableVersion, publishedVersion))
         }
         keepStateIfDueLocked(from: first, to: last)
         trimHistoryLocked()
