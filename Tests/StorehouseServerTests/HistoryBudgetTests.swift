@@ -134,11 +134,11 @@ final class HistoryBudgetTests: XCTestCase {
         try inFlight[0].sendRaw(request)
         XCTAssertEqual(entered.wait(timeout: .now() + 10), .success)
         for c in inFlight.dropFirst() { try c.sendRaw(request) }
-        var head = 0
-        for _ in 0..<2_000 where head < 40 {
-            head = try client.request("GET", "/sessions/\(id)/state", headers: bearer(token)).json["version"] as? Int ?? 0
-        }
-        XCTAssertEqual(head, 40, "all 30 applied while the sync is held")
+        // The head, which no client is shown until it is durable.
+        let session = try XCTUnwrap(fixture.server.registry.lookup(id))
+        let deadline = Date().addingTimeInterval(10)
+        while session.lock.withLock({ session.store.version }) < 40, Date() < deadline { usleep(1_000) }
+        XCTAssertEqual(session.lock.withLock { session.store.version }, 40, "all 30 applied while the sync is held")
         // The held sync fails: every one of the 30 is refused and the session goes back to 10.
         journal.injectFault(.syncFails())
         holding.store(false, ordering: .releasing)

@@ -33,7 +33,7 @@ extension Session {
             subscriber = Subscriber(stream: stream, lastVersion: max(after, durableVersion), lastWrite: context.now())
         } else {
             subscriber = Subscriber(stream: stream, lastVersion: durableVersion, lastWrite: context.now())
-            subscriber.send(snapshotFrameLocked())
+            sendSnapshotLocked(to: subscriber)
         }
         let key = ObjectIdentifier(subscriber)
         subscribers[key] = subscriber
@@ -120,7 +120,15 @@ extension Session {
         // run is there; were one ever not, the subscriber starts over from a snapshot.
         let firstFrame = frames.first?.version ?? version + 1
         var fanOut = StreamFanOut()
-        for subscriber in subscribers.values where subscriber.lastVersion < version && !subscriber.awaitingSnapshot {
+        for subscriber in subscribers.values where !subscriber.awaitingSnapshot {
+            if let held = subscriber.heldSnapshot {
+                guard held.version <= version else { continue }
+                // Its version is durable now; it stands in for every change up to it.
+                subscriber.heldSnapshot = nil
+                subscriber.send(held)
+                subscriber.lastWrite = now
+            }
+            guard subscriber.lastVersion < version else { continue }
             let chunk = subscriber.lastVersion < from ? all : SharedChunk(frames.filter { $0.version > subscriber.lastVersion }.flatMap(\.bytes))
             if subscriber.lastVersion + 1 < firstFrame
                 || fanOut.write(chunk, to: subscriber.stream, ifPendingAtMost: subscriber.bound(context.subscriberBufferBytes)) == .overBound {
@@ -136,6 +144,20 @@ extension Session {
             }
             subscriber.lastWrite = now
         }
+    }
+
+    /// Sends `subscriber` a snapshot of the head, or, when the head is not durable yet, holds it
+    /// for the publication that makes it so: a crash could still take that version back, and a
+    /// client that had seen it would go on (or resume, by `Last-Event-ID`) from a state the
+    /// session never had.
+    func sendSnapshotLocked(to subscriber: Subscriber, replacingQueue: Bool = false) {
+        let snapshot = snapshotFrameLocked()
+        guard snapshot.version <= durableVersion else {
+            subscriber.heldSnapshot = snapshot
+            return
+        }
+        subscriber.heldSnapshot = nil
+        subscriber.send(snapshot, replacingQueue: replacingQueue)
     }
 
     /// At shutdown: publishes what is durable and, if actions are still on their way to the
@@ -164,9 +186,9 @@ extension Session {
     private func sendAwaitedSnapshot(_ key: ObjectIdentifier) {
         lock.withLock {
             guard !deleted, let subscriber = subscribers[key], subscriber.awaitingSnapshot, !subscriber.stream.isClosed else { return }
-            subscriber.send(snapshotFrameLocked())
-            subscriber.lastWrite = context.now()
             subscriber.awaitingSnapshot = false
+            sendSnapshotLocked(to: subscriber)
+            subscriber.lastWrite = context.now()
         }
     }
 
@@ -182,14 +204,15 @@ extension Session {
 
     /// Marks the session deleted and ends its streams with `end` / `deleted`.
     func markDeleted() {
-        let ended: [Subscriber] = lock.withLock {
+        let (ended, reads): ([Subscriber], [ParkedRead]) = lock.withLock {
             publishPendingLocked()
             streamsEndingWhenSettled = []  // they end below, as deleted
             deleted = true
             let all = Array(subscribers.values)
             subscribers.removeAll()
-            return all
+            return (all, takeAllParkedReadsLocked())
         }
+        for read in reads { read.again() }  // 404 now
         let frame = SharedChunk(EventFrames.end(reason: "deleted"))
         for subscriber in ended {
             context.gauges.subscriberClosed()

@@ -14,6 +14,9 @@ final class Subscriber: @unchecked Sendable {  // every `var` is guarded by the 
     /// stream, until the socket has accepted it (then nil). The bound is for changes falling
     /// behind; a state larger than it would otherwise reset a subscriber that keeps up.
     var snapshotInFlight: (bytes: Int, end: Int)?
+    /// A snapshot of a head that was not durable yet when it was taken: it goes out with the
+    /// publication that makes its version durable, and changes are held back until then.
+    var heldSnapshot: (version: Int, frame: SharedChunk)?
 
     init(stream: HTTPStream, lastVersion: Int, lastWrite: Int64) {
         self.stream = stream

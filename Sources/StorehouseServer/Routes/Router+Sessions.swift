@@ -77,37 +77,43 @@ extension Router {
             // A replay from a kept state can take a while on a large state: it runs off the I/O
             // thread, so the other connections of this loop are not held up meanwhile.
             let pointer = pointer, pointerText = pointerText
-            DispatchQueue.global().async { [self] in
+            DispatchQueue.global().async {
                 let stateBytes: [UInt8]
                 do throws(Problem) { stateBytes = try session.state(at: version) } catch {
                     exchange.send(error)
                     return
                 }
                 guard let pointer else {
-                    return sendUnlessNotModified(JSONAnswer.state(version: version, state: stateBytes), of: version, ifNoneMatch, exchange)
+                    return Self.sendUnlessNotModified(JSONAnswer.state(version: version, state: stateBytes), of: version, ifNoneMatch, exchange)
                 }
                 guard let range = JSONPointer.locate(pointer.tokens[...], in: stateBytes) else {
                     return exchange.send(Problem(404, "path-not-found", "nothing is at '\(pointerText)' in the state at version \(version)"))
                 }
-                sendUnlessNotModified(pointerAnswer(version: version, path: pointerText, value: stateBytes[range]), of: version, ifNoneMatch, exchange)
+                Self.sendUnlessNotModified(Self.pointerAnswer(version: version, path: pointerText, value: stateBytes[range]), of: version, ifNoneMatch, exchange)
             }
         } else if let pointer {
-            let (current, value) = session.value(at: pointer)
-            guard let value else {
-                return exchange.send(Problem(404, "path-not-found", "nothing is at '\(pointerText)' in the state"))
+            let pointerText = pointerText
+            session.answerWhenDurable(exchange) {
+                let (current, value) = session.valueLocked(at: pointer)
+                guard let value else {
+                    return (current, { exchange.send(Problem(404, "path-not-found", "nothing is at '\(pointerText)' in the state")) })
+                }
+                let answer = Self.pointerAnswer(version: current, path: pointerText, value: value)
+                return (current, { Self.sendUnlessNotModified(answer, of: current, ifNoneMatch, exchange) })
             }
-            sendUnlessNotModified(pointerAnswer(version: current, path: pointerText, value: value), of: current, ifNoneMatch, exchange)
         } else {
-            // The head's answer is built once per version and shared by every reader.
-            let (current, answer) = session.stateAnswer()
-            sendUnlessNotModified(answer, of: current, ifNoneMatch, exchange)
+            session.answerWhenDurable(exchange) {
+                // The head's answer is built once per version and shared by every reader.
+                let (current, answer) = session.stateAnswerLocked()
+                return (current, { Self.sendUnlessNotModified(answer, of: current, ifNoneMatch, exchange) })
+            }
         }
     }
 
     /// `answer`, or 304 when `If-None-Match` names the version it is of (RFC 9110 §13.1.2). Only
     /// what would otherwise be a 200 comes here (§13.2.1): a path or a version that is not there
     /// stays a 404. A version's state never changes, so a past version is as cacheable as the head.
-    private func sendUnlessNotModified(_ answer: HTTPResponse, of version: Int, _ ifNoneMatch: [EntityTag]?, _ exchange: Exchange) {
+    private static func sendUnlessNotModified(_ answer: HTTPResponse, of version: Int, _ ifNoneMatch: [EntityTag]?, _ exchange: Exchange) {
         guard let ifNoneMatch, EntityTag.ifNoneMatch(ifNoneMatch, version: version) else { return exchange.send(answer) }
         var headers = HTTPHeaders()
         headers.add("ETag", "\"\(version)\"")
@@ -115,7 +121,7 @@ extension Router {
     }
 
     /// `{"version","path","value"}`, the value's bytes as they stand in the state's encoding.
-    private func pointerAnswer(version: Int, path: String, value: some Collection<UInt8>) -> HTTPResponse {
+    private static func pointerAnswer(version: Int, path: String, value: some Collection<UInt8>) -> HTTPResponse {
         var out: [UInt8] = []
         out += Array(#"{"version":\#(version),"path":"#.utf8)
         out += JSONValue.string(path).encoded()

@@ -144,17 +144,21 @@ extension Session {
         switch result {
         case .success:
             let waiters = becameDurableLocked(pending)
+            let reads = takeDurableReadsLocked()
             if let snapshot = journalSnapshotDueLocked() {
                 context.log.snapshot(sessionID: id, version: snapshot.version, bytes: snapshot.bytes)
             }
             lock.unlock()
             finish(pending, waiters: waiters)
+            for read in reads { read.answer() }
         case .failure(let error):
             // Everything after the last durable version goes: this append and any queued behind it.
             let durable = durableVersion
             let waiters = rollbackLocked(to: durable)
+            let reads = takeAllParkedReadsLocked()
             epoch += 1
             lock.unlock()
+            for read in reads { read.again() }
             ServerLog.error("session \(id): journal refused versions \(pending.first)...\(pending.last): \(error); rolled back to \(durable)")
             let refusal = unavailable()
             pending.reply(refusal)
@@ -185,7 +189,7 @@ extension Session {
 
     /// `{"version":N,"state":…}` at the head.
     func fullAnswerLocked() -> HTTPResponse {
-        stateAnswerLocked()
+        stateAnswerLocked().response
     }
 
     /// `{"version":N,"patch":[…]}`: the patches of every action of the request, in order (RFC 6902 §3:
@@ -318,11 +322,14 @@ extension Session {
         cachedState = nil
         cachedSnapshot = nil
         durableVersion = version
-        // A subscriber awaiting its snapshot gets the head as it is when its stream drains.
-        let stale = subscribers.values.filter { $0.lastVersion > version && !$0.awaitingSnapshot }
-        if !stale.isEmpty {
-            let snapshot = snapshotFrameLocked()
-            for subscriber in stale { subscriber.send(snapshot, replacingQueue: true) }
+        // A held snapshot is of a version that is gone: the head now (durable) goes instead. A
+        // subscriber awaiting its snapshot gets the head as it is when its stream drains.
+        for subscriber in subscribers.values where !subscriber.awaitingSnapshot {
+            if subscriber.heldSnapshot != nil {
+                sendSnapshotLocked(to: subscriber)
+            } else if subscriber.lastVersion > version {
+                sendSnapshotLocked(to: subscriber, replacingQueue: true)
+            }
         }
         endSettledStreamsLocked()
         return waiters

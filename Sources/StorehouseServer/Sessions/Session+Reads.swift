@@ -17,24 +17,26 @@ extension Session {
     private func lockedReplayPlan(to version: Int) throws(Problem) -> ReplayPlan {
         lock.lock()
         defer { lock.unlock() }
-        guard version >= 0, version <= store.version else {
-            throw Problem(404, "version-not-found", "version \(version) is ahead of the session (at \(store.version))",
-                          extra: [("currentVersion", .int(store.version))])
+        // Only durable versions are shown (see `answerWhenDurable`); once durable, one stays.
+        guard version >= 0, version <= durableVersion else {
+            throw Problem(404, "version-not-found", "version \(version) is ahead of the session (at \(durableVersion))",
+                          extra: [("currentVersion", .int(durableVersion))])
         }
         if version == store.version { return ReplayPlan(base: (version, currentStateLocked().bytes), entries: []) }
         return try replayPlanLocked(to: version)
     }
 
     /// The bytes of the value at an RFC 6901 pointer in the head state, as in its encoding.
-    func value(at pointer: JSONPointer) -> (version: Int, value: [UInt8]?) {
-        lock.withLock { (store.version, store.encodedState(at: pointer)) }
+    func valueLocked(at pointer: JSONPointer) -> (version: Int, value: [UInt8]?) {
+        (store.version, store.encodedState(at: pointer))
     }
 
     /// One page of the action log: `{"actions":[…],"next":V|null}`.
     func logPage(since: Int?, limit: Int) throws(Problem) -> [UInt8] {
         lock.lock()
         defer { lock.unlock() }
-        let head = store.version
+        // The log ends at the newest durable action (see `answerWhenDurable`).
+        let head = durableVersion
         let oldest = history.firstVersion ?? head + 1
         let start = since ?? (oldest - 1)
         guard start >= oldest - 1 else {

@@ -45,6 +45,8 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// Bumped by a rollback, so completions of appends made before it are not trusted.
     var epoch = 0
     var subscribers: [ObjectIdentifier: Subscriber] = [:]
+    /// Reads of the head waiting for it to be durable (`answerWhenDurable`), oldest first.
+    var parkedReads: [ParkedRead] = []
     var idempotency: IdempotencyCache
     var deleted = false
     /// The head's `{"version":N,"state":…}` answer, built once per version: a full POST answer
@@ -136,14 +138,10 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     }
 
     /// `{"version":N,"state":…}` at the head, with its ETag, and the version it names.
-    func stateAnswer() -> (version: Int, response: HTTPResponse) {
-        lock.withLock {
-            let head = headLocked()
-            return (head.version, head.response)
-        }
+    func stateAnswerLocked() -> (version: Int, response: HTTPResponse) {
+        let head = headLocked()
+        return (head.version, head.response)
     }
-
-    func stateAnswerLocked() -> HTTPResponse { headLocked().response }
 
     /// The head as an SSE `snapshot` frame, shared: a new subscriber and every subscriber reset
     /// by the slow-subscriber rule at one version queue the same bytes, so many subscribers cost
@@ -167,13 +165,14 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         return fresh
     }
 
-    /// `{"id","kind","version","createdAt","updatedAt","subscribers"}`.
+    /// `{"id","kind","version","createdAt","updatedAt","subscribers"}`, as of the newest durable
+    /// version (see `answerWhenDurable`).
     func metadataJSON() -> [UInt8] {
         lock.withLock {
             var out: [UInt8] = []
             out += Array(#"{"id":""#.utf8) + Array(id.utf8)
             out += Array(#"","kind":""#.utf8) + Array(kind.name.utf8)
-            out += Array(#"","version":\#(store.version),"createdAt":""#.utf8)
+            out += Array(#"","version":\#(durableVersion),"createdAt":""#.utf8)
             out += Array(Timestamp.iso8601(millis: createdAt).utf8)
             out += Array(#"","updatedAt":""#.utf8)
             out += Array(Timestamp.iso8601(millis: updatedAt).utf8)

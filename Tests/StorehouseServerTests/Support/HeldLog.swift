@@ -24,11 +24,19 @@ final class HeldLog: SessionLog, @unchecked Sendable {  // `held` is only touche
 
     /// Makes every held append durable, in order, on the calling thread.
     func release() {
-        let taken = lock.withLock { () -> [@Sendable (Result<Void, any Error>) -> Void] in
+        for completion in takeHeld() { completion(.success(())) }
+    }
+
+    /// Refuses every held append, as a journal whose disk failed.
+    func fail() {
+        for completion in takeHeld() { completion(.failure(CocoaError(.fileWriteUnknown))) }
+    }
+
+    private func takeHeld() -> [@Sendable (Result<Void, any Error>) -> Void] {
+        lock.withLock {
             defer { held = [] }
             return held
         }
-        for completion in taken { completion(.success(())) }
     }
 
     func commitPending() {}

@@ -187,6 +187,12 @@ final class TestClient {
         return SSEEvent(block: block)
     }
 
+    /// Whether bytes the test has not read yet are here now (buffered or in the socket), without waiting.
+    func hasUnreadBytes() -> Bool {
+        var byte: UInt8 = 0
+        return !buffer.isEmpty || !eventText.isEmpty || recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
+    }
+
     /// Whether the server closed the connection (EOF) within the read timeout.
     func waitForClose() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 4_096)

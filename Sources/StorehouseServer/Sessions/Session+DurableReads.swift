@@ -1,0 +1,57 @@
+/// A read of the head made while the head was not durable yet: answered once it is.
+struct ParkedRead {
+    let version: Int
+    let answer: @Sendable () -> Void
+    /// Reads again: the version was rolled back, and its number will name another action.
+    let again: @Sendable () -> Void
+}
+
+extension Session {
+    /// Answers a read of the head only once the version it shows is durable.
+    ///
+    /// Under `--fsync always` the head runs ahead of the journal by the actions in flight. Until
+    /// they are durable a crash can take them back, and a client that had read one would hold a
+    /// state, an ETag or a `Last-Event-ID` of a version the session never had; its next
+    /// `If-Match` could even match a different state that reused the number. So, as Redis sends
+    /// no reply before the fsync of its loop iteration, such a read waits for the journal (at
+    /// most one sync). In memory, or with nothing in flight, it answers at once.
+    ///
+    /// `read` runs under the lock: it returns the version its answer shows and the answer.
+    ///
+    /// ```swift
+    /// session.answerWhenDurable(exchange) { [session] in
+    ///     let (version, response) = session.stateAnswerLocked()
+    ///     return (version, { exchange.send(response) })
+    /// }
+    /// ```
+    func answerWhenDurable(_ exchange: Exchange, _ read: @escaping @Sendable () -> (version: Int, answer: @Sendable () -> Void)) {
+        lock.lock()
+        guard !deleted else {
+            lock.unlock()
+            return exchange.send(SessionProblems.notFound)
+        }
+        let (version, answer) = read()
+        guard version > durableVersion else {
+            lock.unlock()
+            return answer()
+        }
+        parkedReads.append(ParkedRead(version: version, answer: answer, again: { [self] in answerWhenDurable(exchange, read) }))
+        lock.unlock()
+    }
+
+    /// The parked reads whose versions are durable now, to be answered after unlocking.
+    /// They are in version order: each read the head, which only moves forward between rollbacks.
+    func takeDurableReadsLocked() -> [ParkedRead] {
+        let ready = parkedReads.prefix { $0.version <= durableVersion }
+        guard !ready.isEmpty else { return [] }
+        parkedReads.removeFirst(ready.count)
+        return Array(ready)
+    }
+
+    /// Every parked read, to be read again after unlocking: after a rollback (their versions are
+    /// gone) or a delete (they find the session gone).
+    func takeAllParkedReadsLocked() -> [ParkedRead] {
+        defer { parkedReads = [] }
+        return parkedReads
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+@testable import StorehouseServer
+import XCTest
+
+/// A client never sees a version a crash could take back: reads of the head wait for the journal,
+/// and the other reads stop at the newest durable version.
+final class DurableReadsTests: XCTestCase {
+    var log: HeldLog!
+    var fixture: ServerFixture!
+    var id = "", token = ""
+    var session: Session!
+
+    override func setUpWithError() throws {
+        log = HeldLog()
+        fixture = try ServerFixture(log: log)
+        (id, token) = try fixture.createSession()
+        session = try XCTUnwrap(fixture.server.registry.lookup(id))
+    }
+
+    override func tearDown() {
+        log.release()
+        fixture = nil
+    }
+
+    /// POSTs an increment whose append the log holds; returns the client waiting for its answer.
+    func postHeld() throws -> TestClient {
+        let poster = try fixture.client()
+        try poster.sendRaw("POST /sessions/\(id)/actions HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n"
+                           + "Content-Length: 29\r\n\r\n{\"type\":\"counter/incrTapped\"}")
+        XCTAssertEqual(log.appended.wait(timeout: .now() + 10), .success, "the append is waiting for the journal")
+        return poster
+    }
+
+    /// Sends a GET and waits until the session has parked it.
+    func parkedGet(_ target: String, headers: String = "") throws -> TestClient {
+        let reader = try fixture.client()
+        let parked = session.lock.withLock { session.parkedReads.count } + 1
+        try reader.sendRaw("GET \(target) HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n\(headers)\r\n")
+        let deadline = Date().addingTimeInterval(10)
+        while session.lock.withLock({ session.parkedReads.count }) < parked, Date() < deadline { usleep(1_000) }
+        XCTAssertEqual(session.lock.withLock { session.parkedReads.count }, parked, "the read waits for the journal")
+        XCTAssertFalse(reader.hasUnreadBytes(), "nothing is answered before the version is durable")
+        return reader
+    }
+
+    func testAReadOfTheHeadIsAnsweredOnceTheHeadIsDurable() throws {
+        let poster = try postHeld()
+        let state = try parkedGet("/sessions/\(id)/state")
+        let path = try parkedGet("/sessions/\(id)/state?path=/count")
+        let notModified = try parkedGet("/sessions/\(id)/state", headers: "If-None-Match: \"1\"\r\n")
+        log.release()
+        XCTAssertEqual(try poster.readResponse().status, 200)
+        let answer = try state.readResponse()
+        XCTAssertEqual(answer.json["version"] as? Int, 1)
+        XCTAssertEqual(answer.header("ETag"), "\"1\"")
+        XCTAssertEqual(try path.readResponse().text, #"{"version":1,"path":"/count","value":1}"#)
+        XCTAssertEqual(try notModified.readResponse().status, 304)
+    }
+
+    func testTheOtherReadsStopAtTheNewestDurableVersion() throws {
+        let poster = try postHeld()
+        let client = try fixture.client()
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)", headers: bearer(token)).json["version"] as? Int, 0)
+        let log = try client.request("GET", "/sessions/\(id)/actions", headers: bearer(token))
+        XCTAssertEqual(log.text, #"{"actions":[],"next":null}"#)
+        let ahead = try client.request("GET", "/sessions/\(id)/state?version=1", headers: bearer(token))
+        XCTAssertEqual(ahead.status, 404)
+        XCTAssertEqual(ahead.json["currentVersion"] as? Int, 0)
+        self.log.release()
+        XCTAssertEqual(try poster.readResponse().status, 200)
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)", headers: bearer(token)).json["version"] as? Int, 1)
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state?version=1", headers: bearer(token)).json["version"] as? Int, 1)
+    }
+
+    /// The journal refuses the append: the waiting read gets the head as it is after the rollback.
+    func testAReadWaitingOnARefusedAppendGetsTheRolledBackHead() throws {
+        let poster = try postHeld()
+        let state = try parkedGet("/sessions/\(id)/state")
+        log.fail()
+        XCTAssertEqual(try poster.readResponse().status, 503)
+        let answer = try state.readResponse()
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertEqual(answer.json["version"] as? Int, 0)
+        XCTAssertEqual((answer.json["state"] as? [String: Any])?["count"] as? Int, 0)
+    }
+
+    func testAReadWaitingWhenTheSessionIsDeletedGets404() throws {
+        _ = try postHeld()
+        let state = try parkedGet("/sessions/\(id)/state")
+        XCTAssertEqual(try fixture.client().request("DELETE", "/sessions/\(id)", headers: bearer(token)).status, 204)
+        XCTAssertEqual(try state.readResponse().status, 404)
+    }
+
+    /// Opens the event stream while version 1 is held and waits until its snapshot is held too.
+    func heldSubscriber() throws -> TestClient {
+        let events = try fixture.client()
+        XCTAssertEqual(try events.openEvents("/sessions/\(id)/events", headers: bearer(token)).status, 200)
+        XCTAssertEqual(try events.nextEvent().retry, "2000")
+        let held = session.lock.withLock { session.subscribers.values.first?.heldSnapshot?.version }
+        XCTAssertEqual(held, 1, "the snapshot of the head waits for it to be durable")
+        XCTAssertFalse(events.hasUnreadBytes(), "no snapshot before version 1 is durable")
+        return events
+    }
+
+    func testASnapshotOfAHeadNotYetDurableGoesOutOnceItIs() throws {
+        let poster = try postHeld()
+        let events = try heldSubscriber()
+        log.release()
+        XCTAssertEqual(try poster.readResponse().status, 200)
+        let snapshot = try events.nextEvent()
+        XCTAssertEqual(snapshot.event, "snapshot")
+        XCTAssertEqual(snapshot.id, "1")
+        let second = try postHeld()
+        log.release()
+        XCTAssertEqual(try second.readResponse().status, 200)
+        let change = try events.nextEvent()
+        XCTAssertEqual(change.event, "change")
+        XCTAssertEqual(change.id, "2", "changes go on from the snapshot")
+    }
+
+    func testAHeldSnapshotOfARolledBackVersionIsReplacedByTheDurableHead() throws {
+        let poster = try postHeld()
+        let events = try heldSubscriber()
+        log.fail()
+        XCTAssertEqual(try poster.readResponse().status, 503)
+        let snapshot = try events.nextEvent()
+        XCTAssertEqual(snapshot.event, "snapshot")
+        XCTAssertEqual(snapshot.id, "0")
+    }
+}
