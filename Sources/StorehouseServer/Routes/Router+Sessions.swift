@@ -93,19 +93,25 @@ extension Router {
             }
         } else if let pointer {
             let pointerText = pointerText
+            @Sendable func answer(_ current: Int, _ value: [UInt8]?) {
+                guard let value else {
+                    return exchange.send(Problem(404, "path-not-found", "nothing is at '\(pointerText)' in the state"))
+                }
+                Self.sendUnlessNotModified(Self.pointerAnswer(version: current, path: pointerText, value: value), of: current, ifNoneMatch, exchange)
+            }
+            if let (current, value) = session.withDurableHead({ session.valueLocked(at: pointer) }) { return answer(current, value) }
             session.answerWhenDurable(exchange) {
                 let (current, value) = session.valueLocked(at: pointer)
-                guard let value else {
-                    return (current, { exchange.send(Problem(404, "path-not-found", "nothing is at '\(pointerText)' in the state")) })
-                }
-                let answer = Self.pointerAnswer(version: current, path: pointerText, value: value)
-                return (current, { Self.sendUnlessNotModified(answer, of: current, ifNoneMatch, exchange) })
+                return (current, { answer(current, value) })
             }
         } else {
+            // The head's answer is built once per version and shared by every reader.
+            if let (current, response) = session.withDurableHead({ session.stateAnswerLocked() }) {
+                return Self.sendUnlessNotModified(response, of: current, ifNoneMatch, exchange)
+            }
             session.answerWhenDurable(exchange) {
-                // The head's answer is built once per version and shared by every reader.
-                let (current, answer) = session.stateAnswerLocked()
-                return (current, { Self.sendUnlessNotModified(answer, of: current, ifNoneMatch, exchange) })
+                let (current, response) = session.stateAnswerLocked()
+                return (current, { Self.sendUnlessNotModified(response, of: current, ifNoneMatch, exchange) })
             }
         }
     }
