@@ -15,20 +15,20 @@ final class CORSTests: XCTestCase {
         ]) { $1 })
         XCTAssertEqual(answer.status, 204)
         XCTAssertEqual(answer.header("Access-Control-Allow-Origin"), "*")
-        XCTAssertEqual(answer.header("Access-Control-Allow-Methods"), "GET, HEAD, POST")
+        XCTAssertEqual(answer.header("Access-Control-Allow-Methods"), "GET, HEAD, POST, OPTIONS")
         let allowed = answer.header("Access-Control-Allow-Headers") ?? ""
         for name in ["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "Prefer", "Last-Event-ID"] {
             XCTAssertTrue(allowed.contains(name), "\(name) in \(allowed)")
         }
         XCTAssertEqual(answer.header("Access-Control-Max-Age"), "600")
-        XCTAssertEqual(answer.header("Allow"), "GET, HEAD, POST")
+        XCTAssertEqual(answer.header("Allow"), "GET, HEAD, POST, OPTIONS")
     }
 
     func testPlainOptionsListsTheMethodsWithoutCORSHeaders() throws {
         let fixture = try ServerFixture()
         let answer = try fixture.client().request("OPTIONS", "/sessions")
         XCTAssertEqual(answer.status, 204)
-        XCTAssertEqual(answer.header("Allow"), "POST")
+        XCTAssertEqual(answer.header("Allow"), "POST, OPTIONS")
         XCTAssertNil(answer.header("Access-Control-Allow-Origin"))
         XCTAssertEqual(try fixture.client().request("OPTIONS", "/nope").status, 404)
         XCTAssertEqual(try fixture.client().request("OPTIONS", "/sessions/not-an-id/actions").status, 404)

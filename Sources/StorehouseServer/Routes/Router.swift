@@ -224,12 +224,13 @@ final class Router: HTTPHandler {
         return path.withUTF8 { route(path: $0).0 }
     }
 
+    /// A route's methods for `Allow` (RFC 9110 §10.2.1): OPTIONS too, which every route answers.
     static func allowed(_ route: Metrics.Route) -> String {
         switch route {
-        case .sessions: return "POST"
-        case .session: return "GET, HEAD, DELETE"
-        case .actions: return "GET, HEAD, POST"
-        default: return "GET, HEAD"
+        case .sessions: return "POST, OPTIONS"
+        case .session: return "GET, HEAD, DELETE, OPTIONS"
+        case .actions: return "GET, HEAD, POST, OPTIONS"
+        default: return "GET, HEAD, OPTIONS"
         }
     }
 
