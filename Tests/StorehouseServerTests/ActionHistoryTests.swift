@@ -42,6 +42,19 @@ final class ActionHistoryTests: XCTestCase {
         XCTAssertEqual(history.entries(0...100).map(\.version), [42, 43])
     }
 
+    /// The slots a burst grew past the capacity are given back once it has passed, and the ring
+    /// keeps its order through every re-layout.
+    func testGivesBackTheSlotsOfABurst() {
+        var history = ActionHistory(capacity: 4)
+        for v in 1...3 { history.append(entry(v)) }
+        for v in 4...1_000 { history.append(entry(v), keepingAfter: 3) }
+        XCTAssertEqual(history.count, 997)
+        XCTAssertGreaterThanOrEqual(history.slotCount, 997)
+        for v in 1_001...1_010 { history.append(entry(v)) }
+        XCTAssertLessThanOrEqual(history.slotCount, 16, "the burst's slots are back")
+        XCTAssertEqual(history.entries(0...2_000).map(\.version), Array(1_007...1_010))
+    }
+
     func heavy(_ version: Int, _ bytes: Int) -> ActionHistory.Entry {
         .init(version: version, record: ActionRecord(type: "t", at: 0, source: .client), patch: Array(repeating: 0x20, count: bytes))
     }

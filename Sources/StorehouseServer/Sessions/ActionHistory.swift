@@ -25,7 +25,8 @@ struct ActionHistory {
         }
     }
 
-    /// The slots, `count` of them in use from `start` on (wrapping); grown by `grow`, never shrunk.
+    /// The slots, `count` of them in use from `start` on (wrapping); past `capacity` only while
+    /// entries after a floor need them.
     private var ring: [Entry?] = []
     private var start = 0
     private(set) var count = 0
@@ -42,6 +43,9 @@ struct ActionHistory {
 
     private func slot(_ offset: Int) -> Int { (start + offset) % ring.count }
 
+    /// The slots allocated (for the tests: a burst's are given back).
+    var slotCount: Int { ring.count }
+
     /// Version of the oldest kept entry, or nil when empty.
     var firstVersion: Int? { count == 0 ? nil : ring[start]?.version }
     var lastVersion: Int? { count == 0 ? nil : ring[slot(count - 1)]?.version }
@@ -50,18 +54,23 @@ struct ActionHistory {
     /// before `floor`.
     mutating func append(_ entry: Entry, keepingAfter floor: Int = .max) {
         while count >= capacity, let first = firstVersion, first <= floor { dropOldest() }
-        if count == ring.count { grow() }
+        if count == ring.count {
+            // Doubling, up to `capacity` while below it.
+            relayout(count < capacity ? min(capacity, max(16, 2 * ring.count)) : 2 * ring.count)
+        } else if ring.count > capacity, count < ring.count / 4 {
+            // A burst grew the slots past `capacity`; give them back once it has passed.
+            relayout(max(capacity, 2 * count))
+        }
         ring[slot(count)] = entry
         count += 1
         bytes += entry.weight
     }
 
-    /// Doubles the slots (up to `capacity` while below it), laid out from 0 again.
-    private mutating func grow() {
-        let size = count < capacity ? min(capacity, max(16, 2 * ring.count)) : 2 * ring.count
-        var grown = [Entry?](repeating: nil, count: size)
-        for offset in 0..<count { grown[offset] = ring[slot(offset)] }
-        ring = grown
+    /// Moves the entries into `size` slots, laid out from 0 again.
+    private mutating func relayout(_ size: Int) {
+        var slots = [Entry?](repeating: nil, count: size)
+        for offset in 0..<count { slots[offset] = ring[slot(offset)] }
+        ring = slots
         start = 0
     }
 
