@@ -91,6 +91,55 @@ final class DurableReadsTests: XCTestCase {
         XCTAssertEqual(try state.readResponse().status, 404)
     }
 
+    /// A refusal decided on a head still on its way to the journal waits for it too: its
+    /// `currentVersion` names a durable version.
+    func testA412OnAHeadNotYetDurableIsAnsweredOnceItIs() throws {
+        let poster = try postHeld()
+        let stale = try fixture.client()
+        try stale.sendRaw("POST /sessions/\(id)/actions HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\nIf-Match: \"0\"\r\n"
+                          + "Content-Length: 29\r\n\r\n{\"type\":\"counter/incrTapped\"}")
+        let deadline = Date().addingTimeInterval(10)
+        while session.lock.withLock({ session.parkedReads.count }) < 1, Date() < deadline { usleep(1_000) }
+        XCTAssertFalse(stale.hasUnreadBytes(), "no 412 naming version 1 before it is durable")
+        log.release()
+        XCTAssertEqual(try poster.readResponse().status, 200)
+        let refusal = try stale.readResponse()
+        XCTAssertEqual(refusal.status, 412)
+        XCTAssertEqual(refusal.json["currentVersion"] as? Int, 1)
+    }
+
+    /// The version a 412 was decided on is rolled back: the request is decided again, and its
+    /// `If-Match` now holds.
+    func testA412DecidedOnARolledBackHeadIsDecidedAgain() throws {
+        let poster = try postHeld()
+        let stale = try fixture.client()
+        try stale.sendRaw("POST /sessions/\(id)/actions HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\nIf-Match: \"0\"\r\n"
+                          + "Content-Length: 29\r\n\r\n{\"type\":\"counter/incrTapped\"}")
+        let deadline = Date().addingTimeInterval(10)
+        while session.lock.withLock({ session.parkedReads.count }) < 1, Date() < deadline { usleep(1_000) }
+        log.fail()
+        XCTAssertEqual(try poster.readResponse().status, 503)
+        XCTAssertEqual(log.appended.wait(timeout: .now() + 10), .success, "applied on the rolled-back head")
+        log.release()
+        let answer = try stale.readResponse()
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertEqual(answer.json["version"] as? Int, 1)
+    }
+
+    /// A head that nothing in flight can make durable (the rollback could not rebuild it) is not
+    /// waited for: the read gets 503 rather than hanging.
+    func testAReadOfAHeadThatCannotBecomeDurableGets503() throws {
+        let poster = try postHeld()
+        let state = try parkedGet("/sessions/\(id)/state")
+        session.lock.withLock { session.keptStates = KeptStates(byteBudget: 1 << 20) }  // nothing to rebuild from
+        log.fail()
+        XCTAssertEqual(try poster.readResponse().status, 503)
+        let answer = try state.readResponse()
+        XCTAssertEqual(answer.status, 503)
+        XCTAssertEqual(answer.json["type"] as? String, "/problems/journal-unavailable")
+        XCTAssertEqual(try fixture.client().request("GET", "/sessions/\(id)/state", headers: bearer(token)).status, 503, "and at once for later reads")
+    }
+
     /// Opens the event stream while version 1 is held and waits until its snapshot is held too.
     func heldSubscriber() throws -> TestClient {
         let events = try fixture.client()

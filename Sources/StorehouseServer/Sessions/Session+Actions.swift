@@ -32,6 +32,20 @@ struct PendingAppend: Sendable {
 }
 
 extension Session {
+    /// A refusal decided on the head (412, 409), answered once that head is durable: decided on
+    /// a version a rollback takes back, it is decided again (the request submitted anew), since
+    /// its `currentVersion` or its reason may no longer hold. Called with the lock held; unlocks.
+    private func refuseWhenDurableLocked(_ submission: ActionSubmission, _ reply: @escaping @Sendable (HTTPResponse) -> Void,
+                                         _ refusal: HTTPResponse) {
+        guard store.version > durableVersion, appendsInFlight > 0 else {
+            lock.unlock()
+            return reply(refusal)
+        }
+        parkedReads.append(ParkedRead(version: store.version, answer: { reply(refusal) },
+                                      again: { [self] in submit(submission, reply: reply) }))
+        lock.unlock()
+    }
+
     /// Applies a request's actions (all or none) and calls `reply` exactly once with its answer:
     /// at once for a refusal or with the in-memory log, after the append completes otherwise.
     func submit(_ submission: ActionSubmission, reply: @escaping @Sendable (HTTPResponse) -> Void) {
@@ -57,9 +71,8 @@ extension Session {
         }
         if let tags = submission.ifMatch, !EntityTag.ifMatch(tags, version: store.version) {
             let current = store.version
-            lock.unlock()
-            return reply(Problem(412, "version-mismatch", "If-Match does not name the session's version \(current)",
-                                 extra: [("currentVersion", .int(current))]).response())
+            return refuseWhenDurableLocked(submission, reply, Problem(412, "version-mismatch", "If-Match does not name the session's version \(current)",
+                                                                      extra: [("currentVersion", .int(current))]).response())
         }
         guard submission.records.count <= context.history else {
             // A longer batch could not be rolled back from history if the journal refused it.
@@ -76,8 +89,7 @@ extension Session {
         do {
             changes = try store.apply(records)
         } catch {
-            lock.unlock()
-            return reply(SessionProblems.refusal(error, batch: records.count > 1).response())
+            return refuseWhenDurableLocked(submission, reply, SessionProblems.refusal(error, batch: records.count > 1).response())
         }
         let effects = store.takePendingEffects()
         guard let first = changes.first?.version, let last = changes.last?.version else {
@@ -117,6 +129,7 @@ extension Session {
              bytes: RecordCoding.journalRecord(change.action, mark: index == changes.count - 1 ? mark : nil))
         }
         let appendEpoch = epoch
+        appendsInFlight += 1
         context.log.append(sessionID: id, records: journalRecords) { [self] result in
             appendCompleted(result, epoch: appendEpoch, pending)
         }
@@ -126,6 +139,7 @@ extension Session {
     /// The journal's word on one append; runs on the journal's thread, in version order.
     private func appendCompleted(_ result: Result<Void, any Error>, epoch appendEpoch: Int, _ pending: PendingAppend) {
         lock.lock()
+        appendsInFlight -= 1
         // Built only on a refusal: encoding a problem document on every completion cost 3% of a
         // durable POST's CPU.
         func unavailable() -> HTTPResponse {

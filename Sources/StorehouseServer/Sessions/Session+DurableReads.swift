@@ -1,4 +1,5 @@
-/// A read of the head made while the head was not durable yet: answered once it is.
+/// A read of the head (or a refusal decided on it) made while the head was not durable yet:
+/// answered once it is.
 struct ParkedRead {
     let version: Int
     let answer: @Sendable () -> Void
@@ -34,6 +35,13 @@ extension Session {
         guard version > durableVersion else {
             lock.unlock()
             return answer()
+        }
+        guard appendsInFlight > 0 else {
+            // Nothing on its way can make it durable: the journal refused it and the head could
+            // not be rebuilt (`rollbackLocked` then keeps it, until a later write succeeds).
+            lock.unlock()
+            return exchange.send(Problem(503, "journal-unavailable", "the session's newest actions could not be made durable",
+                                         headers: [("Retry-After", "1")]))
         }
         parkedReads.append(ParkedRead(version: version, answer: answer, again: { [self] in answerWhenDurable(exchange, read) }))
         lock.unlock()

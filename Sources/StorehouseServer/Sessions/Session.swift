@@ -45,8 +45,12 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// Bumped by a rollback, so completions of appends made before it are not trusted.
     var epoch = 0
     var subscribers: [ObjectIdentifier: Subscriber] = [:]
-    /// Reads of the head waiting for it to be durable (`answerWhenDurable`), oldest first.
+    /// Reads of the head, and refusals decided on it, waiting for it to be durable
+    /// (`answerWhenDurable`), oldest first.
     var parkedReads: [ParkedRead] = []
+    /// Appends handed to the log and not completed yet: with none, a head ahead of
+    /// `durableVersion` (a rollback that could not rebuild it) will not become durable.
+    var appendsInFlight = 0
     var idempotency: IdempotencyCache
     var deleted = false
     /// The head's `{"version":N,"state":…}` answer, built once per version: a full POST answer
