@@ -2,9 +2,8 @@ import Foundation
 import Synchronization
 import XCTest
 
-/// Issue 5: SIGKILL the server at random moments under concurrent writers and readers; after every
-/// restart each acknowledged action is there exactly once, no batch is half-applied, and the
-/// session is at least at every version a reader was shown.
+/// Issue 5: SIGKILL the server at random moments under concurrent writers; after every restart
+/// each acknowledged action is there exactly once and no batch is half-applied.
 ///
 /// Rounds: `STOREHOUSE_CRASH_ROUNDS` (default 20).
 final class CrashRecoveryTests: XCTestCase {
@@ -14,8 +13,6 @@ final class CrashRecoveryTests: XCTestCase {
         var generator = SystemRandomNumberGenerator()
         let acknowledged = Mutex<Set<String>>([])
         let batches = Mutex<[(String, String)]>([])
-        /// The newest version a GET of the state answered, since the last restart.
-        let shown = Mutex<Int>(0)
         var id = "", token = ""
 
         for round in 1...rounds {
@@ -26,8 +23,7 @@ final class CrashRecoveryTests: XCTestCase {
                 id = created.json["id"] as? String ?? ""
                 token = created.json["token"] as? String ?? ""
             }
-            try verify(port: server.port, id: id, token: token, acknowledged: acknowledged.withLock { $0 }, batches: batches.withLock { $0 },
-                       shown: shown.withLock { $0 }, round: round)
+            try verify(port: server.port, id: id, token: token, acknowledged: acknowledged.withLock { $0 }, batches: batches.withLock { $0 }, round: round)
 
             let writers = DispatchGroup()
             let (port, session, bearerToken) = (server.port, id, token)
@@ -50,34 +46,23 @@ final class CrashRecoveryTests: XCTestCase {
                     }
                 }
             }
-            for _ in 0..<2 {
-                DispatchQueue.global().async(group: writers) {
-                    guard let client = try? TestClient(port: port) else { return }
-                    // A small answer that names the head's version (the first product is there after round 1's first add).
-                    while let response = try? client.request("GET", "/sessions/\(session)/state?path=/products/0", headers: bearer(bearerToken)) {
-                        if let version = response.json["version"] as? Int { shown.withLock { $0 = max($0, version) } }
-                    }
-                }
-            }
             usleep(UInt32.random(in: 50_000...400_000, using: &generator))
             server.kill(SIGKILL)
             writers.wait()
         }
         let server = try ServerProcess(arguments: ["--data-dir", directory])
         try server.waitUntilReady()
-        try verify(port: server.port, id: id, token: token, acknowledged: acknowledged.withLock { $0 }, batches: batches.withLock { $0 },
-                   shown: shown.withLock { $0 }, round: rounds + 1)
+        try verify(port: server.port, id: id, token: token, acknowledged: acknowledged.withLock { $0 }, batches: batches.withLock { $0 }, round: rounds + 1)
         XCTAssertGreaterThan(acknowledged.withLock { $0.count }, rounds, "the writers got answers before each kill")
         server.kill(SIGTERM)
     }
 
-    private func verify(port: Int, id: String, token: String, acknowledged: Set<String>, batches: [(String, String)], shown: Int, round: Int) throws {
+    private func verify(port: Int, id: String, token: String, acknowledged: Set<String>, batches: [(String, String)], round: Int) throws {
         let state = try TestClient(port: port).request("GET", "/sessions/\(id)/state", headers: bearer(token))
         XCTAssertEqual(state.status, 200, "round \(round): \(state.text)")
         let products = (state.json["state"] as? [String: Any])?["products"] as? [String] ?? []
         let version = state.json["version"] as? Int ?? -1
         XCTAssertEqual(products.count, version, "round \(round): every version is one applied add")
-        XCTAssertGreaterThanOrEqual(version, shown, "round \(round): a reader was shown a version the crash took back")
         let present = Set(products)
         XCTAssertEqual(present.count, products.count, "round \(round): an action was applied twice")
         let lost = acknowledged.subtracting(present)

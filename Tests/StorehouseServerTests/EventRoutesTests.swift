@@ -152,17 +152,26 @@ final class EventRoutesTests: XCTestCase {
         let events = try fixture.client()
         XCTAssertEqual(try events.openEvents("/sessions/\(id)/events", headers: bearer(token)).status, 200)
         XCTAssertEqual(try events.nextEvent().retry, "2000")
-        XCTAssertEqual(try events.nextEvent().event, "snapshot")
-        // Three taps behind one publication: with --history 1 the first two leave the ring first.
+        let snapshot = try events.nextEvent()
+        XCTAssertEqual(snapshot.event, "snapshot")
+        // A tap needs a validated email: the validation effect may still be on its way.
+        if ((snapshot.json["state"] as? [String: Any])?["email"] as? [String: Any])?["valid"] as? Bool != true {
+            while ((try events.nextEvent().json["action"] as? [String: Any])?["type"] as? String) != "login/emailValidated" {}
+        }
+        // Three taps behind one publication: more versions than --history 1 holds.
         queue.suspend(); held = true
         for _ in 0..<3 { try post(client, id, token, #"{"type":"login/loginTapped"}"#) }
         queue.resume(); held = false
-        var outputs: [Int] = []
+        var outputs: [Int] = [], lastChange = -1
         while outputs.count < 3 {
             let event = try events.nextEvent()
-            if event.event == "output", let version = event.json["version"] as? Int { outputs.append(version) }
+            XCTAssertNotEqual(event.event, "snapshot", "no snapshot stands in for the taps")
+            if event.event == "change" { lastChange = Int(event.id ?? "") ?? -1 }
+            if event.event == "output", let version = event.json["version"] as? Int {
+                XCTAssertEqual(version, lastChange, "an output follows its change")
+                outputs.append(version)
+            }
         }
-        XCTAssertEqual(outputs, outputs.sorted(), "in version order")
         XCTAssertEqual(Set(outputs).count, 3, "one per tap: \(outputs)")
     }
 
