@@ -61,6 +61,72 @@ final class ShutdownTests: XCTestCase {
         XCTAssertTrue(client.isClosedByPeer())
     }
 
+    /// A request written before the shutdown, still unread in its socket because the loop was
+    /// busy, is answered (with close) rather than reset by closing a socket with unread data.
+    func testARequestUnreadAtShutdownIsAnsweredNotReset() throws {
+        let busy = DispatchSemaphore(value: 0), blocking = expectation(description: "the loop is busy")
+        let server = try startServer({ $0.ioThreads = 1; $0.shutdownGrace = .seconds(5) }, handler: { request, responder in
+            if request.path == "/busy" {
+                blocking.fulfill()
+                _ = busy.wait(timeout: .now() + 10)  // holds the one loop thread
+            }
+            echoHandler(request, responder)
+        })
+        let waiting = try RawClient(port: server.port)
+        waiting.send("GET /first HTTP/1.1\r\nHost: t\r\n\r\n")
+        XCTAssertEqual(waiting.readResponse()?.status, 200, "accepted, and idle from here on")
+        let holder = try RawClient(port: server.port)
+        holder.send("GET /busy HTTP/1.1\r\nHost: t\r\n\r\n")
+        wait(for: [blocking], timeout: 5)
+        waiting.send("GET /second HTTP/1.1\r\nHost: t\r\n\r\n")  // the loop cannot read it yet
+        server.shutdown()   // queued: the loop takes it before reading its sockets again
+        busy.signal()
+        let answer = try XCTUnwrap(waiting.readResponse(), "answered, not reset")
+        XCTAssertEqual(answer.text, "path=/second")
+        XCTAssertEqual(answer.header("Connection"), "close")
+        server.waitUntilStopped()
+    }
+
+    /// Refuses from its head a request to /refused whose body has not all arrived.
+    struct DrainingHandler: HTTPHandler {
+        func handle(_ request: HTTPRequest, _ responder: HTTPResponder) { echoHandler(request, responder) }
+
+        func handleExpectation(_ head: HTTPRequest, _ responder: HTTPResponder) -> Bool {
+            guard head.path == "/refused" else { return false }
+            responder.respond(HTTPResponse(status: 503, headers: ["Content-Type": "text/plain"], body: Array("draining".utf8)))
+            return true
+        }
+    }
+
+    /// A body still arriving at shutdown: the head alone is offered to the handler, which may
+    /// refuse it at once; one it does not refuse is read to its end and answered.
+    func testABodyStillArrivingAtShutdownIsRefusedFromItsHead() throws {
+        var config = HTTPServerConfiguration()
+        config.port = 0
+        config.ioThreads = 1
+        config.shutdownGrace = .seconds(5)
+        let server = HTTPServer(configuration: config, handler: DrainingHandler())
+        try server.start()
+        let refused = try RawClient(port: server.port), kept = try RawClient(port: server.port)
+        refused.send("POST /refused HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\n12345")
+        kept.send("POST /kept HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\n12345")
+        // A round trip on the same loop: the partial requests above, sent first, have been read.
+        let probe = try RawClient(port: server.port)
+        probe.send("GET /probe HTTP/1.1\r\nHost: t\r\n\r\n")
+        XCTAssertEqual(probe.readResponse()?.status, 200)
+        let started = Date()
+        server.shutdown()
+        let answer = try XCTUnwrap(refused.readResponse())
+        XCTAssertEqual(answer.status, 503)
+        XCTAssertEqual(answer.header("Connection"), "close")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2, "at once, not at the end of the grace period")
+        kept.send("67890")
+        let echoed = try XCTUnwrap(kept.readResponse())
+        XCTAssertEqual(echoed.text, "1234567890")
+        XCTAssertEqual(echoed.header("Connection"), "close")
+        server.waitUntilStopped()
+    }
+
     func testSIGTERMTriggersGracefulShutdown() throws {
         let server = try startServer(handler: echoHandler)
         server.shutdownOnTerminationSignals()

@@ -34,6 +34,10 @@ public protocol HTTPHandler: Sendable {
     /// have the engine send `100 Continue`; `handle` then gets the whole request. The default
     /// returns false.
     ///
+    /// Also called at shutdown for a request whose body is still arriving, without the
+    /// expectation: a refusal answers it at once, rather than once a body that may never come is
+    /// in; without one, the engine goes on reading the body until the grace period ends.
+    ///
     /// ```swift
     /// func handleExpectation(_ head: HTTPRequest, _ responder: HTTPResponder) -> Bool {
     ///     guard head.headers["Authorization"] == nil else { return false }

@@ -322,17 +322,18 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         return pos
     }
 
-    /// Offers a head that waits for `100 Continue` to the handler; true when it refused the request,
-    /// which then closes the connection with its body unread (RFC 9110 §10.1.1, RFC 9112 §9.6).
+    /// Offers a head whose body is not read yet to the handler (one that waits for `100 Continue`,
+    /// or one still arriving at shutdown); true when it refused the request, which then closes the
+    /// connection with its body unread (RFC 9110 §10.1.1, RFC 9112 §9.6).
     private func refusedFromHead(_ c: Connection) -> Bool {
         let head = c.parser.head
         c.sequence &+= 1
         c.awaiting = true
         c.currentIsHead = head.method == "HEAD"
         c.currentKeepAlive = false
-        c.currentIsHTTP10 = false
-        // The parser raises the expectation only for HTTP/1.1 (RFC 9110 §10.1.1), hence 1.1 framing.
-        let responder = HTTPResponder(loop: self, connection: ConnectionRef(connection: c), sequence: c.sequence, chunked: true)
+        c.currentIsHTTP10 = head.version == .http1_0
+        let responder = HTTPResponder(loop: self, connection: ConnectionRef(connection: c), sequence: c.sequence,
+                                      chunked: head.version != .http1_0)
         // An answer delivered during the call (`awaiting` cleared) is a refusal whatever was returned:
         // a 100 Continue must not follow a final answer.
         if core.handler.handleExpectation(head, responder) || !c.awaiting { return true }
@@ -617,8 +618,18 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         for case let c? in connections {
             if let stream = c.stream {
                 stream.signalShutdown()
-            } else if c.isIdle || c.lingering {
+            } else if c.lingering {
                 close(c)
+            } else if c.isIdle {
+                // A request sent before the signal may wait unread in the socket (this loop was
+                // busy): read it first, so it is answered, with close, rather than reset by
+                // closing a socket with unread data (RFC 9112 §9.6).
+                onReadable(c)
+                if !c.closed && c.isIdle { close(c) }
+            } else if c.parser.phase == .body && !c.awaiting && !c.closeAfterFlush {
+                // A body still on its way: the head alone may be refused now (a server that is
+                // draining refuses new work), rather than once a body that may never come is in.
+                if refusedFromHead(c) { service(c) }
             }
         }
     }
