@@ -140,6 +140,42 @@ final class DurableReadsTests: XCTestCase {
         XCTAssertEqual(try fixture.client().request("GET", "/sessions/\(id)/state", headers: bearer(token)).status, 503, "and at once for later reads")
     }
 
+    /// Actions on their way to the journal do not use up the `--history` window: the last
+    /// `--history` durable versions stay readable while they are in flight.
+    func testActionsInFlightDoNotShortenTheDurableHistory() throws {
+        log.release()
+        fixture = try ServerFixture({ $0.history = 10 }, log: log)
+        (id, token) = try fixture.createSession()
+        session = try XCTUnwrap(fixture.server.registry.lookup(id))
+        let client = try fixture.client()
+        for _ in 1...10 {
+            let poster = try postHeld()
+            log.release()
+            XCTAssertEqual(try poster.readResponse().status, 200)
+        }
+        let inFlight = try (1...5).map { _ in try postHeld() }
+        let page = try client.request("GET", "/sessions/\(id)/actions?since=0", headers: bearer(token))
+        XCTAssertEqual(page.status, 200, page.text)
+        XCTAssertEqual((page.json["actions"] as? [[String: Any]])?.compactMap { $0["version"] as? Int }, Array(1...10))
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state?version=1", headers: bearer(token)).status, 200)
+        log.release()
+        for poster in inFlight { XCTAssertEqual(try poster.readResponse().status, 200) }
+    }
+
+    /// A `Last-Event-ID` past the newest durable version names nothing a client was shown: the
+    /// stream starts over from a snapshot, as for one past the head.
+    func testResumingFromAVersionNotYetDurableStartsWithASnapshot() throws {
+        let poster = try postHeld()
+        let events = try fixture.client()
+        XCTAssertEqual(try events.openEvents("/sessions/\(id)/events", headers: bearer(token).merging(["Last-Event-ID": "1"]) { $1 }).status, 200)
+        XCTAssertEqual(try events.nextEvent().retry, "2000")
+        log.release()
+        XCTAssertEqual(try poster.readResponse().status, 200)
+        let first = try events.nextEvent()
+        XCTAssertEqual(first.event, "snapshot", "not resumed from a version the client cannot have seen")
+        XCTAssertEqual(first.id, "1")
+    }
+
     /// Opens the event stream while version 1 is held and waits until its snapshot is held too.
     func heldSubscriber() throws -> TestClient {
         let events = try fixture.client()

@@ -13,7 +13,8 @@ extension Session {
         }
         var bytes = EventFrames.retry
         var resumed = false
-        if let after = resumeAfter, canResumeLocked(after: after, head: store.version) {
+        // Clients are only ever shown durable versions: one past them is as unknown as one past the head.
+        if let after = resumeAfter, canResumeLocked(after: after, head: durableVersion) {
             var replay: [UInt8] = []
             if after < durableVersion {
                 for entry in history.entries((after + 1)...durableVersion) {

@@ -50,13 +50,16 @@ struct ActionHistory {
     var firstVersion: Int? { count == 0 ? nil : ring[start]?.version }
     var lastVersion: Int? { count == 0 ? nil : ring[slot(count - 1)]?.version }
 
-    /// Adds the newest entry. Past `capacity` the oldest entries leave, but only those at or
-    /// before `floor`.
+    /// Adds the newest entry. The window holds `capacity` entries at or before `floor` (what
+    /// clients can be shown), and every entry after it besides: only the former leave, oldest first.
     mutating func append(_ entry: Entry, keepingAfter floor: Int = .max) {
-        while count >= capacity, let first = firstVersion, first <= floor { dropOldest() }
+        let adding = entry.version <= floor ? 1 : 0
+        while let first = firstVersion, let last = lastVersion, first <= floor, min(floor, last) - first + 1 + adding > capacity {
+            dropOldest()
+        }
         if count == ring.count {
-            // Doubling, up to `capacity` while below it.
-            relayout(count < capacity ? min(capacity, max(16, 2 * ring.count)) : 2 * ring.count)
+            // Doubling up to `capacity`; past it by an eighth (the actions in flight are few).
+            relayout(count < capacity ? min(capacity, max(16, 2 * ring.count)) : ring.count + max(16, ring.count / 8))
         } else if ring.count > capacity, count < ring.count / 4 {
             // A burst grew the slots past `capacity`; give them back once it has passed.
             relayout(max(capacity, 2 * count))

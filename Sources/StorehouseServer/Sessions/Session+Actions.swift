@@ -77,7 +77,7 @@ extension Session {
         guard submission.records.count <= context.history else {
             // A longer batch could not be rolled back from history if the journal refused it.
             lock.unlock()
-            return reply(Problem(422, "batch-too-large", "a batch holds at most \(context.history) actions (--history)").response())
+            return reply(Problem(422, "batch-too-large", "a batch holds at most \(context.history) action\(context.history == 1 ? "" : "s") (--history)").response())
         }
 
         // Each action carries its time; versions never go back in time (API.md "Conventions").
@@ -151,8 +151,12 @@ extension Session {
             return pending.reply(SessionProblems.notFound.response())
         }
         guard appendEpoch == epoch else {
-            // An earlier append failed and the head was rebuilt without this one.
+            // An earlier append failed and the head was rebuilt without this one. If it could not
+            // be rebuilt, the last of these leaves a head nothing can make durable: reads parked
+            // on it are read again, and answered 503 (`answerWhenDurable`).
+            let stuck = appendsInFlight == 0 && store.version > durableVersion ? takeAllParkedReadsLocked() : []
             lock.unlock()
+            for read in stuck { read.again() }
             return pending.reply(unavailable())
         }
         switch result {
