@@ -84,12 +84,22 @@ final class ShutdownTests: XCTestCase {
         let answer = try XCTUnwrap(waiting.readResponse(), "answered, not reset")
         XCTAssertEqual(answer.text, "path=/second")
         XCTAssertEqual(answer.header("Connection"), "close")
+        waiting.abort()   // a client closes once told to; the server stops lingering at its FIN
         server.waitUntilStopped()
     }
 
-    /// Refuses from its head a request to /refused whose body has not all arrived.
+    /// Refuses from its head a request to /refused whose body has not all arrived; /busy holds
+    /// the loop thread until `release` is signaled.
     struct DrainingHandler: HTTPHandler {
-        func handle(_ request: HTTPRequest, _ responder: HTTPResponder) { echoHandler(request, responder) }
+        var entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+
+        func handle(_ request: HTTPRequest, _ responder: HTTPResponder) {
+            if request.path == "/busy" {
+                entered.signal()
+                _ = release.wait(timeout: .now() + 10)
+            }
+            echoHandler(request, responder)
+        }
 
         func handleExpectation(_ head: HTTPRequest, _ responder: HTTPResponder) -> Bool {
             guard head.path == "/refused" else { return false }
@@ -124,6 +134,35 @@ final class ShutdownTests: XCTestCase {
         let echoed = try XCTUnwrap(kept.readResponse())
         XCTAssertEqual(echoed.text, "1234567890")
         XCTAssertEqual(echoed.header("Connection"), "close")
+        refused.abort()
+        kept.abort()
+        server.waitUntilStopped()
+    }
+
+    /// The head and part of a body, written to an idle connection while the loop was busy, are
+    /// read at shutdown: the head is refused at once, not answered with EOF at the grace's end.
+    func testABodyUnreadAtShutdownIsRefusedFromItsHead() throws {
+        var config = HTTPServerConfiguration()
+        config.port = 0
+        config.ioThreads = 1
+        config.shutdownGrace = .seconds(5)
+        let handler = DrainingHandler()
+        let server = HTTPServer(configuration: config, handler: handler)
+        try server.start()
+        let waiting = try RawClient(port: server.port)
+        waiting.send("GET /first HTTP/1.1\r\nHost: t\r\n\r\n")
+        XCTAssertEqual(waiting.readResponse()?.status, 200, "accepted, and idle from here on")
+        let holder = try RawClient(port: server.port)
+        holder.send("GET /busy HTTP/1.1\r\nHost: t\r\n\r\n")
+        XCTAssertEqual(handler.entered.wait(timeout: .now() + 5), .success, "the loop is busy")
+        waiting.send("POST /refused HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\n12345")
+        let started = Date()
+        server.shutdown()
+        handler.release.signal()
+        let answer = try XCTUnwrap(waiting.readResponse())
+        XCTAssertEqual(answer.status, 503)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2, "at once, not at the end of the grace period")
+        waiting.abort()
         server.waitUntilStopped()
     }
 

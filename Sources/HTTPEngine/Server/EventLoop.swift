@@ -615,18 +615,27 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             _ = Glibc.close(listenFD)
             listenFD = -1
         }
-        for case let c? in connections {
+        for case let c? in connections where !c.closed {
             if let stream = c.stream {
                 stream.signalShutdown()
-            } else if c.lingering {
+                continue
+            }
+            if c.lingering {
                 close(c)
-            } else if c.isIdle {
+                continue
+            }
+            if c.isIdle {
                 // A request sent before the signal may wait unread in the socket (this loop was
                 // busy): read it first, so it is answered, with close, rather than reset by
                 // closing a socket with unread data (RFC 9112 §9.6).
                 onReadable(c)
-                if !c.closed && c.isIdle { close(c) }
-            } else if c.parser.phase == .body && !c.awaiting && !c.closeAfterFlush {
+                if c.closed || c.lingering { continue }
+                if c.isIdle {
+                    close(c)
+                    continue
+                }
+            }
+            if c.parser.phase == .body && !c.awaiting && !c.closeAfterFlush {
                 // A body still on its way: the head alone may be refused now (a server that is
                 // draining refuses new work), rather than once a body that may never come is in.
                 if refusedFromHead(c) { service(c) }
