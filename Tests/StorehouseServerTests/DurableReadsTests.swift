@@ -139,6 +139,12 @@ final class DurableReadsTests: XCTestCase {
         XCTAssertEqual(answer.status, 503)
         XCTAssertEqual(answer.json["type"] as? String, "/problems/journal-unavailable")
         XCTAssertEqual(try fixture.client().request("GET", "/sessions/\(id)/state", headers: bearer(token)).status, 503, "and at once for later reads")
+        let client = try fixture.client()
+        let stale = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token).merging(["If-Match": "\"0\""]) { $1 },
+                                       body: #"{"type":"counter/incrTapped"}"#)
+        XCTAssertEqual(stale.status, 503, "no 412 naming a version that cannot become durable: \(stale.text)")
+        let write = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"counter/incrTapped"}"#)
+        XCTAssertEqual(write.status, 503, "no write on top of it, which would reach the journal after a gap")
     }
 
     /// Actions on their way to the journal do not use up the `--history` window: the last

@@ -60,9 +60,10 @@ struct ActionHistory {
         if count == ring.count {
             // Doubling up to `capacity`; past it by an eighth (the actions in flight are few).
             relayout(count < capacity ? min(capacity, max(16, 2 * ring.count)) : ring.count + max(16, ring.count / 8))
-        } else if ring.count > capacity, count < ring.count / 4 {
-            // A burst grew the slots past `capacity`; give them back once it has passed.
-            relayout(max(capacity, 2 * count))
+        } else if ring.count > capacity, count < ring.count / 2 {
+            // A burst grew the slots past `capacity`; give them back once it has passed, down to
+            // one growth step above what is kept.
+            relayout(max(capacity, count + count / 8 + 16))
         }
         ring[slot(count)] = entry
         count += 1

@@ -32,14 +32,26 @@ struct PendingAppend: Sendable {
 }
 
 extension Session {
+    /// The answer while the head is ahead of the journal with nothing in flight to make it
+    /// durable: the journal refused an append and the state before it could not be rebuilt
+    /// (`rollbackLocked` keeps the head then). Writes would reach the journal after a gap, and
+    /// reads would show a version no restart has; a restart rebuilds the session from its journal.
+    static var stuckHead: Problem {
+        Problem(503, "journal-unavailable", "the session's newest actions could not be made durable", headers: [("Retry-After", "1")])
+    }
+
     /// A refusal decided on the head (412, 409), answered once that head is durable: decided on
     /// a version a rollback takes back, it is decided again (the request submitted anew), since
     /// its `currentVersion` or its reason may no longer hold. Called with the lock held; unlocks.
     private func refuseWhenDurableLocked(_ submission: ActionSubmission, _ reply: @escaping @Sendable (HTTPResponse) -> Void,
                                          _ refusal: HTTPResponse) {
-        guard store.version > durableVersion, appendsInFlight > 0 else {
+        guard store.version > durableVersion else {
             lock.unlock()
             return reply(refusal)
+        }
+        guard appendsInFlight > 0 else {
+            lock.unlock()
+            return reply(Self.stuckHead.response())
         }
         parkedReads.append(ParkedRead(version: store.version, answer: { reply(refusal) },
                                       again: { [self] in submit(submission, reply: reply) }))
@@ -53,6 +65,10 @@ extension Session {
         if deleted {
             lock.unlock()
             return reply(SessionProblems.notFound.response())
+        }
+        if store.version > durableVersion && appendsInFlight == 0 && !context.log.completesInline {
+            lock.unlock()
+            return reply(Self.stuckHead.response())
         }
         let now = context.now()
         if let idem = submission.idempotency, let entry = idempotency.lookup(idem.key, now: now) {

@@ -37,11 +37,9 @@ extension Session {
             return answer()
         }
         guard appendsInFlight > 0 else {
-            // Nothing on its way can make it durable: the journal refused it and the head could
-            // not be rebuilt (`rollbackLocked` then keeps it, until a later write succeeds).
+            // Nothing on its way can make it durable (`Session.stuckHead`).
             lock.unlock()
-            return exchange.send(Problem(503, "journal-unavailable", "the session's newest actions could not be made durable",
-                                         headers: [("Retry-After", "1")]))
+            return exchange.send(Self.stuckHead)
         }
         parkedReads.append(ParkedRead(version: version, answer: answer, again: { [self] in answerWhenDurable(exchange, read) }))
         lock.unlock()
