@@ -150,7 +150,7 @@ extension Session {
     /// Sends `subscriber` a snapshot of the head, or, when the head is not durable yet, holds it
     /// for the publication that makes it so: a crash could still take that version back, and a
     /// client that had seen it would go on (or resume, by `Last-Event-ID`) from a state the
-    /// session never had.
+    /// session never had. `replacingQueue` applies to one sent now (a held one follows the queue).
     func sendSnapshotLocked(to subscriber: Subscriber, replacingQueue: Bool = false) {
         let snapshot = snapshotFrameLocked()
         guard snapshot.version <= durableVersion else {

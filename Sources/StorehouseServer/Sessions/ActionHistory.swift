@@ -5,9 +5,10 @@ import StoreCore
 /// and the oldest entry falls off once the window is full; `drop(through:)` also ends the
 /// window by bytes, for sessions whose actions are large.
 ///
-/// An append may keep entries past `capacity`: those after its `keepingAfter` version (the
-/// ones the subscribers have not been sent yet) stay until they have been, so a change never
-/// leaves the history before every subscriber could have it.
+/// `capacity` counts the entries at or before an append's `keepingAfter` version (the published
+/// one); those after it (not sent to subscribers yet, most not durable) stay besides, so a change
+/// never leaves before every subscriber could have it, and actions in flight do not shorten
+/// the window clients read.
 struct ActionHistory {
     struct Entry {
         let version: Int

@@ -101,9 +101,6 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         buffer.deallocate()
     }
 
-    /// The session's head version.
-    var version: Int { lock.withLock { store.version } }
-
     /// Whether `token` is this session's, in constant time.
     ///
     /// The first token whose SHA-256 matches is remembered (in memory only, never logged or
