@@ -153,6 +153,23 @@ final class HistoryBudgetTests: XCTestCase {
         XCTAssertTrue(isWindow(kept, endingAt: 11), "\(kept)")
     }
 
+    /// A small `--history` does not make the journal snapshot at every action: each snapshot is a
+    /// file written and synced, and one per action cost --fsync always thirty times its throughput.
+    func testASmallHistoryDoesNotSnapshotEveryAction() throws {
+        let log = HeldLog()
+        let fixture = try ServerFixture({ $0.history = 1 }, log: log)
+        let (id, token) = try fixture.createSession()
+        let client = try fixture.client()
+        for _ in 1...50 {
+            try client.sendRaw("POST /sessions/\(id)/actions HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n"
+                               + "Content-Length: 29\r\n\r\n{\"type\":\"counter/incrTapped\"}")
+            XCTAssertEqual(log.appended.wait(timeout: .now() + 10), .success)
+            log.release()
+            XCTAssertEqual(try client.readResponse().status, 200)
+        }
+        XCTAssertEqual(log.snapshots.load(ordering: .relaxed), 0, "no snapshot before 1,000 versions")
+    }
+
     func testTheJournalSnapshotsByBytesAndARestartKeepsTheWindow() throws {
         let directory = temporaryDirectory()
         var id = "", token = ""

@@ -36,7 +36,9 @@ struct SessionContext: Sendable {
         history = configuration.history
         subscriberBufferBytes = configuration.subscriberBufferBytes
         keepEvery = max(1, min(1_000, configuration.history / 10))
-        snapshotEvery = max(keepEvery, configuration.history)
+        // At least every 1,000 versions: with a small --history, a snapshot per action (each a
+        // file written and synced) cost ten times the actions' own appends under --fsync always.
+        snapshotEvery = max(keepEvery, configuration.history, 1_000)
         keptStateBudget = 64 << 20
         historyBytes = configuration.historyBytes
         snapshotBytes = configuration.historyBytes

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 @testable import StorehouseServer
 
 /// A log that keeps appends waiting until the test releases them, as a journal whose sync is slow:
@@ -40,7 +41,10 @@ final class HeldLog: SessionLog, @unchecked Sendable {  // `held` is only touche
     }
 
     func commitPending() {}
-    func snapshot(sessionID: String, version: Int, bytes: [UInt8]) {}
+    /// How many snapshots the session handed over.
+    let snapshots = Atomic<Int>(0)
+
+    func snapshot(sessionID: String, version: Int, bytes: [UInt8]) { snapshots.add(1, ordering: .relaxed) }
     func delete(sessionID: String, completion: @escaping @Sendable () -> Void) { completion() }
     func close() {}
 }
