@@ -40,18 +40,19 @@ extension Session {
         Problem(503, "journal-unavailable", "the session's newest actions could not be made durable", headers: [("Retry-After", "1")])
     }
 
+    /// Whether the head is stuck ahead of the journal (see `stuckHead`). Never in memory, where
+    /// every version is durable once the lock is let go.
+    var headIsStuckLocked: Bool { store.version > durableVersion && appendsInFlight == 0 }
+
     /// A refusal decided on the head (412, 409), answered once that head is durable: decided on
     /// a version a rollback takes back, it is decided again (the request submitted anew), since
     /// its `currentVersion` or its reason may no longer hold. Called with the lock held; unlocks.
     private func refuseWhenDurableLocked(_ submission: ActionSubmission, _ reply: @escaping @Sendable (HTTPResponse) -> Void,
                                          _ refusal: HTTPResponse) {
+        // A stuck head never gets here: `submit` refuses first.
         guard store.version > durableVersion else {
             lock.unlock()
             return reply(refusal)
-        }
-        guard appendsInFlight > 0 else {
-            lock.unlock()
-            return reply(Self.stuckHead.response())
         }
         parkedReads.append(ParkedRead(version: store.version, answer: { reply(refusal) },
                                       again: { [self] in submit(submission, reply: reply) }))
@@ -66,7 +67,7 @@ extension Session {
             lock.unlock()
             return reply(SessionProblems.notFound.response())
         }
-        if store.version > durableVersion && appendsInFlight == 0 && !context.log.completesInline {
+        if headIsStuckLocked {
             lock.unlock()
             return reply(Self.stuckHead.response())
         }
@@ -170,7 +171,7 @@ extension Session {
             // An earlier append failed and the head was rebuilt without this one. If it could not
             // be rebuilt, the last of these leaves a head nothing can make durable: reads parked
             // on it are read again, and answered 503 (`answerWhenDurable`).
-            let stuck = appendsInFlight == 0 && store.version > durableVersion ? takeAllParkedReadsLocked() : []
+            let stuck = headIsStuckLocked ? takeAllParkedReadsLocked() : []
             lock.unlock()
             for read in stuck { read.again() }
             return pending.reply(unavailable())

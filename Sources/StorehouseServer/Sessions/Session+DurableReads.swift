@@ -36,8 +36,7 @@ extension Session {
             lock.unlock()
             return answer()
         }
-        guard appendsInFlight > 0 else {
-            // Nothing on its way can make it durable (`Session.stuckHead`).
+        guard !headIsStuckLocked else {
             lock.unlock()
             return exchange.send(Self.stuckHead)
         }
