@@ -148,6 +148,35 @@ final class ActionRoutesTests: XCTestCase {
         XCTAssertEqual(try version(), 1)
     }
 
+    /// API.md: a repeat "returns the first answer again without applying anything", and a refusal
+    /// is an answer: a client retrying a 409 it never received must not have the action applied
+    /// later, on a state where it would pass.
+    func testIdempotencyKeyReplaysARefusalAfterTheStateChanged() throws {
+        let save = #"{"type":"primeModal/saveFavoritePrimeTapped"}"#
+        let refused = try post(save, headers: ["Idempotency-Key": "fav"])
+        XCTAssertEqual(refused.status, 409, refused.text)
+        for _ in 1...2 { XCTAssertEqual(try post(#"{"type":"counter/incrTapped"}"#).status, 200) }  // 2 is prime
+        let again = try post(save, headers: ["Idempotency-Key": "fav"])
+        XCTAssertEqual(again.status, 409, again.text)
+        XCTAssertEqual(again.text, refused.text)
+        XCTAssertEqual(again.header("Idempotent-Replayed"), "true")
+        XCTAssertEqual(try version(), 2)
+        XCTAssertEqual(try post(#"{"type":"counter/decrTapped"}"#, headers: ["Idempotency-Key": "fav"]).status, 422,
+                       "the key stays bound to its first body")
+        XCTAssertEqual(try post(save, headers: ["Idempotency-Key": "fav2"]).status, 200, "another key is decided on today's state")
+    }
+
+    /// A failed precondition decides nothing about the action: the same key may go again with an
+    /// `If-Match` that holds.
+    func testIdempotencyKeyDoesNotKeepAPreconditionFailure() throws {
+        let body = #"{"type":"counter/incrTapped"}"#
+        XCTAssertEqual(try post(body, headers: ["Idempotency-Key": "k", "If-Match": "\"5\""]).status, 412)
+        let retried = try post(body, headers: ["Idempotency-Key": "k", "If-Match": "\"0\""])
+        XCTAssertEqual(retried.status, 200, retried.text)
+        XCTAssertNil(retried.header("Idempotent-Replayed"))
+        XCTAssertEqual(try version(), 1)
+    }
+
     func testAReplayWhoseAnswerWasLetGoForTheBudgetIsStillTheFirstAnswer() throws {
         // Each full answer here is ~150 bytes: a 400-byte budget keeps the last two or three.
         let small = try ServerFixture { $0.idempotencyAnswerBudget = 400 }

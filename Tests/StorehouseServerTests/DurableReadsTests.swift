@@ -113,6 +113,27 @@ final class DurableReadsTests: XCTestCase {
         XCTAssertEqual(refusal.json["currentVersion"] as? Int, 1)
     }
 
+    /// A reducer's refusal decided on a head not yet durable becomes its Idempotency-Key's first
+    /// answer once it is answered: the repeat is not applied on a later state where it would pass.
+    func testARefusalAnsweredOnceDurableIsKeptUnderItsIdempotencyKey() throws {
+        let save = #"{"type":"primeModal/saveFavoritePrimeTapped"}"#
+        let poster = try postHeld()  // count 1: not prime
+        let refused = try parked("POST /sessions/\(id)/actions HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n"
+                                 + "Idempotency-Key: fav\r\nContent-Length: \(save.utf8.count)\r\n\r\n\(save)")
+        log.release()
+        XCTAssertEqual(try poster.readResponse().status, 200)
+        let first = try refused.readResponse()
+        XCTAssertEqual(first.status, 409, first.text)
+
+        let increment = try postHeld()  // count 2: prime
+        log.release()
+        XCTAssertEqual(try increment.readResponse().status, 200)
+        let again = try fixture.client().request("POST", "/sessions/\(id)/actions", headers: bearer(token).merging(["Idempotency-Key": "fav"]) { $1 }, body: save)
+        XCTAssertEqual(again.status, 409, again.text)
+        XCTAssertEqual(again.header("Idempotent-Replayed"), "true")
+        XCTAssertEqual(session.lock.withLock { session.store.version }, 2)
+    }
+
     /// The version a 412 was decided on is rolled back: the request is decided again, and its
     /// `If-Match` now holds.
     func testA412DecidedOnARolledBackHeadIsDecidedAgain() throws {

@@ -17,6 +17,17 @@ final class IdempotencyCacheTests: XCTestCase {
         XCTAssertEqual((1...5).compactMap { cache.lookup("k\($0)", now: 0)?.lastVersion }, [1, 2, 3, 4, 5], "every key is still known")
     }
 
+    /// A refusal cannot be rendered again from history, so the budget never lets it go.
+    func testAKeptRefusalStaysPastTheBudget() {
+        var cache = IdempotencyCache(answerBudget: 250)
+        var refusal = entry(version: 1, answer: 100)
+        refusal.refusal = true
+        cache.insert("no", refusal)
+        for v in 2...5 { cache.insert("k\(v)", entry(version: v, answer: 100)) }
+        XCTAssertNotNil(cache.lookup("no", now: 0)?.response)
+        XCTAssertEqual((2...5).map { cache.lookup("k\($0)", now: 0)?.response != nil }, [false, false, false, true])
+    }
+
     func testTheNewestAnswerIsKeptEvenAloneOverTheBudget() {
         var cache = IdempotencyCache(answerBudget: 50)
         cache.insert("small", entry(version: 1, answer: 10))

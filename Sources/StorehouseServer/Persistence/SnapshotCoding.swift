@@ -9,7 +9,7 @@ enum SnapshotCoding {
         var out: [UInt8] = []
         out += Array(#"{"version":\#(version),"updatedAt":\#(updatedAt),"idempotency":["#.utf8)
         var first = true
-        for (key, entry) in idempotency.entries.sorted(by: { $0.value.createdAt < $1.value.createdAt }) where entry.lastVersion <= version {
+        for (key, entry) in idempotency.entries.sorted(by: { $0.value.createdAt < $1.value.createdAt }) where entry.lastVersion <= version && !entry.refusal {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             out += Array(#"{"key":"#.utf8)

@@ -3,6 +3,9 @@ import HTTPEngine
 /// The `Idempotency-Key`s a session has seen: the last `capacity` keys, each for at
 /// most `lifetime` milliseconds (defaults: 1,000 keys, 24 hours).
 ///
+/// The first answer is a success, or a refusal decided by applying the actions (see
+/// `Entry.refusal`); what fails before that (a precondition, the journal) keeps nothing.
+///
 /// Each key keeps its first answer while the answers kept fit in `answerBudget` bytes; past it
 /// the oldest answers are let go (the key stays) and a repeat renders its answer again from the
 /// history, as after a restart. A full-state answer is the whole state, so without the budget a
@@ -20,6 +23,10 @@ struct IdempotencyCache {
         var response: HTTPResponse?
         var durable: Bool
         var waiters: [@Sendable (HTTPResponse) -> Void] = []
+        /// The first answer was a refusal (the reducer's 409 or 422): kept in memory only, as
+        /// nothing about it is journaled, and never let go for the budget, as it cannot be
+        /// rendered again from history.
+        var refusal = false
 
         var answerBytes: Int { response?.body.count ?? 0 }
     }
@@ -62,7 +69,7 @@ struct IdempotencyCache {
         order.append(key)
         nextInsertion += 1
         insertions[key] = nextInsertion
-        if entry.response != nil { answered.append((key, nextInsertion)) }
+        if entry.response != nil && !entry.refusal { answered.append((key, nextInsertion)) }
         while order.count > capacity {
             let evictedKey = order.removeFirst()
             insertions[evictedKey] = nil

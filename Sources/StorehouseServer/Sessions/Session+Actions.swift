@@ -46,17 +46,37 @@ extension Session {
 
     /// A refusal decided on the head (412, 409), answered once that head is durable: decided on
     /// a version a rollback takes back, it is decided again (the request submitted anew), since
-    /// its `currentVersion` or its reason may no longer hold. Called with the lock held; unlocks.
+    /// its `currentVersion` or its reason may no longer hold. With `keep`, the answer is the
+    /// request's Idempotency-Key's first answer. Called with the lock held; unlocks.
     private func refuseWhenDurableLocked(_ submission: ActionSubmission, _ reply: @escaping @Sendable (HTTPResponse) -> Void,
-                                         _ refusal: HTTPResponse) {
+                                         _ refusal: HTTPResponse, keep: Bool = false) {
+        let decidedOn = store.version
         // A stuck head never gets here: `submit` refuses first.
-        guard store.version > durableVersion else {
+        guard decidedOn > durableVersion else {
+            if keep { keepRefusalLocked(submission, refusal, decidedOn: decidedOn) }
             lock.unlock()
             return reply(refusal)
         }
-        parkedReads.append(ParkedRead(version: store.version, answer: { reply(refusal) },
+        parkedReads.append(ParkedRead(version: decidedOn,
+                                      answer: { [self] in
+                                          if keep { lock.withLock { keepRefusalLocked(submission, refusal, decidedOn: decidedOn) } }
+                                          reply(refusal)
+                                      },
                                       again: { [self] in submit(submission, reply: reply) }))
         lock.unlock()
+    }
+
+    /// Keeps a refusal as its Idempotency-Key's first answer (API.md: a repeat "returns the first
+    /// answer again without applying anything"), so a retry of a refusal the client never got is
+    /// not applied on a later state where it would pass. Only once `decidedOn` is durable: a
+    /// refusal decided on a version a rollback took back is decided again.
+    private func keepRefusalLocked(_ submission: ActionSubmission, _ refusal: HTTPResponse, decidedOn: Int) {
+        guard let idem = submission.idempotency, !deleted else { return }
+        let now = context.now()
+        // A repeat decided while this one waited for its version to be durable already holds the key.
+        guard idempotency.lookup(idem.key, now: now) == nil else { return }
+        idempotency.insert(idem.key, .init(bodyHash: idem.bodyHash, firstVersion: decidedOn, lastVersion: decidedOn,
+                                           minimal: submission.minimal, createdAt: now, response: refusal, durable: true, refusal: true))
     }
 
     /// Applies a request's actions (all or none) and calls `reply` exactly once with its answer:
@@ -106,7 +126,7 @@ extension Session {
         do {
             changes = try store.apply(records)
         } catch {
-            return refuseWhenDurableLocked(submission, reply, SessionProblems.refusal(error, batch: records.count > 1).response())
+            return refuseWhenDurableLocked(submission, reply, SessionProblems.refusal(error, batch: records.count > 1).response(), keep: true)
         }
         let effects = store.takePendingEffects()
         guard let first = changes.first?.version, let last = changes.last?.version else {
