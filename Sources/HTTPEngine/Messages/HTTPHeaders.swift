@@ -24,19 +24,21 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// The first value of the field named `name` (case-insensitive), or nil.
     public subscript(_ name: String) -> String? {
-        for field in fields where HTTPHeaders.equalsIgnoringCase(field.name, name) { return field.value }
+        // By index, as below: `for field in fields` copies each (name, value) pair, two retains
+        // and two releases per field passed over, and the router looks up several per request.
+        for i in fields.indices where HTTPHeaders.equalsIgnoringCase(fields[i].name, name) { return fields[i].value }
         return nil
     }
 
     /// Every value of the field named `name`, in order.
     public func values(_ name: String) -> [String] {
-        fields.filter { HTTPHeaders.equalsIgnoringCase($0.name, name) }.map(\.value)
+        fields.indices.filter { HTTPHeaders.equalsIgnoringCase(fields[$0].name, name) }.map { fields[$0].value }
     }
 
     /// How many field lines are named `name` (case-insensitive); counts without allocating.
     public func count(_ name: String) -> Int {
         var n = 0
-        for field in fields where HTTPHeaders.equalsIgnoringCase(field.name, name) { n += 1 }
+        for i in fields.indices where HTTPHeaders.equalsIgnoringCase(fields[i].name, name) { n += 1 }
         return n
     }
 
@@ -44,8 +46,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// name joined with ", ", which is what they mean together; nil when there is none.
     public func combined(_ name: String) -> String? {
         var result: String?
-        for field in fields where HTTPHeaders.equalsIgnoringCase(field.name, name) {
-            result = result.map { $0 + ", " + field.value } ?? field.value
+        for i in fields.indices where HTTPHeaders.equalsIgnoringCase(fields[i].name, name) {
+            result = result.map { $0 + ", " + fields[i].value } ?? fields[i].value
         }
         return result
     }
@@ -80,15 +82,17 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
         // Most lookups miss on the length alone (O(1) for native strings); only then look at bytes.
         guard a.utf8.count == b.utf8.count else { return false }
-        var a = a, b = b
-        return a.withUTF8 { ua in
-            b.withUTF8 { ub in
-                guard ua.count == ub.count else { return false }
+        // Read in place: `withUTF8` needs a mutable copy of each string (a retain and a release).
+        let contiguous = a.utf8.withContiguousStorageIfAvailable { ua in
+            b.utf8.withContiguousStorageIfAvailable { ub in
                 for i in 0..<ua.count where ua[i] != ub[i] {
                     if ASCII.lower(ua[i]) != ASCII.lower(ub[i]) { return false }
                 }
                 return true
             }
         }
+        if let equal = contiguous ?? nil { return equal }
+        // Only a string without contiguous UTF-8 (none is made on Linux) gets here.
+        return zip(a.utf8, b.utf8).allSatisfy { $0 == $1 || ASCII.lower($0) == ASCII.lower($1) }
     }
 }
