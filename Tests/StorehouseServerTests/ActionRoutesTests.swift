@@ -166,6 +166,18 @@ final class ActionRoutesTests: XCTestCase {
         XCTAssertEqual(try post(save, headers: ["Idempotency-Key": "fav2"]).status, 200, "another key is decided on today's state")
     }
 
+    /// A refusal that echoes a long action type back is not kept (a session's kept refusals stay
+    /// within 1,000 × 4 KiB): the same body is refused again anyway.
+    func testALargeRefusalIsNotKept() throws {
+        let body = #"{"type":""# + String(repeating: "x", count: 5_000) + #""}"#
+        XCTAssertEqual(try post(body, headers: ["Idempotency-Key": "long"]).status, 422)
+        let session = try XCTUnwrap(fixture.server.registry.lookup(id))
+        XCTAssertNil(session.lock.withLock { session.idempotency.entries["long"] })
+        let again = try post(body, headers: ["Idempotency-Key": "long"])
+        XCTAssertEqual(again.status, 422)
+        XCTAssertNil(again.header("Idempotent-Replayed"))
+    }
+
     /// A failed precondition decides nothing about the action: the same key may go again with an
     /// `If-Match` that holds.
     func testIdempotencyKeyDoesNotKeepAPreconditionFailure() throws {

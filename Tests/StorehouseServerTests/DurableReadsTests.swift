@@ -134,6 +134,54 @@ final class DurableReadsTests: XCTestCase {
         XCTAssertEqual(session.lock.withLock { session.store.version }, 2)
     }
 
+    /// A repeat sent while the refusal waits for its head to be durable waits with it, and gets
+    /// the same refusal: decided on the newer state, it would have been applied.
+    func testARepeatOfAParkedRefusalWaitsForItAndGetsTheSameRefusal() throws {
+        let save = #"{"type":"primeModal/saveFavoritePrimeTapped"}"#
+        let request = "POST /sessions/\(id)/actions HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n"
+            + "Idempotency-Key: fav\r\nContent-Length: \(save.utf8.count)\r\n\r\n\(save)"
+        let first = try postHeld()  // count 1: not prime
+        let refused = try parked(request)
+        let second = try postHeld()  // count 2: prime
+        let repeated = try fixture.client()
+        try repeated.sendRaw(request)
+        let deadline = Date().addingTimeInterval(10)
+        func waiting() -> Int { session.lock.withLock { session.idempotency.entries["fav"]?.waiters.count ?? 0 } }
+        while waiting() < 1, Date() < deadline { usleep(1_000) }
+        XCTAssertEqual(waiting(), 1, "the repeat waits on the key")
+        log.release()
+        XCTAssertEqual(try first.readResponse().status, 200)
+        XCTAssertEqual(try second.readResponse().status, 200)
+        let answer = try refused.readResponse()
+        XCTAssertEqual(answer.status, 409, answer.text)
+        let again = try repeated.readResponse()
+        XCTAssertEqual(again.status, 409, again.text)
+        XCTAssertEqual(again.text, answer.text)
+        XCTAssertEqual(again.header("Idempotent-Replayed"), "true")
+        XCTAssertEqual(session.lock.withLock { session.store.version }, 2)
+    }
+
+    /// A repeat waiting on a request whose version is not durable yet gets 404 when the session
+    /// is deleted, not silence.
+    func testARepeatWaitingWhenTheSessionIsDeletedGets404() throws {
+        let body = #"{"type":"counter/incrTapped"}"#
+        let request = "POST /sessions/\(id)/actions HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n"
+            + "Idempotency-Key: k\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        let poster = try fixture.client()
+        try poster.sendRaw(request)
+        XCTAssertEqual(log.appended.wait(timeout: .now() + 10), .success)
+        let repeated = try fixture.client()
+        try repeated.sendRaw(request)
+        let deadline = Date().addingTimeInterval(10)
+        func waiting() -> Int { session.lock.withLock { session.idempotency.entries["k"]?.waiters.count ?? 0 } }
+        while waiting() < 1, Date() < deadline { usleep(1_000) }
+        XCTAssertEqual(waiting(), 1, "the repeat waits on the key")
+        XCTAssertEqual(try fixture.client().request("DELETE", "/sessions/\(id)", headers: bearer(token)).status, 204)
+        XCTAssertEqual(try repeated.readResponse().status, 404)
+        log.release()
+        XCTAssertEqual(try poster.readResponse().status, 404)
+    }
+
     /// The version a 412 was decided on is rolled back: the request is decided again, and its
     /// `If-Match` now holds.
     func testA412DecidedOnARolledBackHeadIsDecidedAgain() throws {

@@ -25,7 +25,30 @@ final class IdempotencyCacheTests: XCTestCase {
         cache.insert("no", refusal)
         for v in 2...5 { cache.insert("k\(v)", entry(version: v, answer: 100)) }
         XCTAssertNotNil(cache.lookup("no", now: 0)?.response)
-        XCTAssertEqual((2...5).map { cache.lookup("k\($0)", now: 0)?.response != nil }, [false, false, false, true])
+        XCTAssertEqual((2...5).map { cache.lookup("k\($0)", now: 0)?.response != nil }, [false, false, true, true])
+    }
+
+    /// A key whose actions are on their way to the journal may have repeats waiting on it; evicted,
+    /// nothing would answer them.
+    func testEvictionByCountPassesOverAKeyNotDurableYet() {
+        var cache = IdempotencyCache(capacity: 2)
+        var pending = entry(version: 1, answer: 10)
+        pending.durable = false
+        cache.insert("pending", pending)
+        cache.insert("k2", entry(version: 2, answer: 10))
+        cache.insert("k3", entry(version: 3, answer: 10))
+        XCTAssertEqual(cache.entries.keys.sorted(), ["k3", "pending"])
+    }
+
+    func testAKeptRefusalCountsNothingAgainstTheBudget() {
+        var cache = IdempotencyCache(answerBudget: 100)
+        var refusal = entry(version: 1, answer: 90)
+        refusal.refusal = true
+        cache.insert("no", refusal)
+        cache.insert("ok", entry(version: 2, answer: 90))
+        XCTAssertEqual(cache.answerBytes, 90)
+        XCTAssertNotNil(cache.lookup("no", now: 0)?.response)
+        XCTAssertNotNil(cache.lookup("ok", now: 0)?.response, "a refusal does not push a success's answer out")
     }
 
     func testTheNewestAnswerIsKeptEvenAloneOverTheBudget() {

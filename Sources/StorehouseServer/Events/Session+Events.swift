@@ -205,15 +205,19 @@ extension Session {
 
     /// Marks the session deleted and ends its streams with `end` / `deleted`.
     func markDeleted() {
-        let (ended, reads): ([Subscriber], [ParkedRead]) = lock.withLock {
+        let (ended, reads, repeats): ([Subscriber], [ParkedRead], [@Sendable (HTTPResponse) -> Void]) = lock.withLock {
             publishPendingLocked()
             streamsEndingWhenSettled = []  // they end below, as deleted
             deleted = true
             let all = Array(subscribers.values)
             subscribers.removeAll()
-            return (all, takeAllParkedReadsLocked())
+            return (all, takeAllParkedReadsLocked(), idempotency.takeAllWaiters())
         }
         for read in reads { read.again() }  // 404 now
+        // Idempotent repeats waiting on a request in flight: that request gets 404 from its
+        // completion, and nothing would answer them.
+        let gone = SessionProblems.notFound.response()
+        for waiter in repeats { waiter(gone) }
         let frame = SharedChunk(EventFrames.end(reason: "deleted"))
         for subscriber in ended {
             context.gauges.subscriberClosed()

@@ -23,16 +23,21 @@ struct IdempotencyCache {
         var response: HTTPResponse?
         var durable: Bool
         var waiters: [@Sendable (HTTPResponse) -> Void] = []
-        /// The first answer was a refusal (the reducer's 409 or 422): kept in memory only, as
-        /// nothing about it is journaled, and never let go for the budget, as it cannot be
-        /// rendered again from history.
+        /// The first answer was a refusal decided by applying the actions: kept in memory only, as
+        /// nothing about it is journaled, and never let go, as it cannot be rendered again from
+        /// history. Outside the budget: a kept refusal is at most `maxRefusalBytes`.
         var refusal = false
 
-        var answerBytes: Int { response?.body.count ?? 0 }
+        /// What the entry counts against `answerBudget`.
+        var answerBytes: Int { refusal ? 0 : response?.body.count ?? 0 }
     }
 
     /// 8 MiB of kept answers per session.
     static let defaultAnswerBudget = 8 << 20
+    /// The largest refusal kept, so the refusals of a session's 1,000 keys hold at most 4 MiB. A
+    /// larger one echoes a long action type or field name back: refused for the body alone, which
+    /// a repeat of the same body is again.
+    static let maxRefusalBytes = 4 << 10
 
     private(set) var entries: [String: Entry] = [:]
     private var order: [String] = []
@@ -71,7 +76,8 @@ struct IdempotencyCache {
         insertions[key] = nextInsertion
         if entry.response != nil && !entry.refusal { answered.append((key, nextInsertion)) }
         while order.count > capacity {
-            let evictedKey = order.removeFirst()
+            // A key whose versions are not durable yet may have repeats waiting on it: it goes last.
+            let evictedKey = order.remove(at: order.firstIndex { entries[$0]?.durable ?? true } ?? 0)
             insertions[evictedKey] = nil
             if let evicted = entries.removeValue(forKey: evictedKey) { answerBytes -= evicted.answerBytes }
         }
@@ -84,6 +90,16 @@ struct IdempotencyCache {
         body(&entry)
         answerBytes += entry.answerBytes - before
         entries[key] = entry
+    }
+
+    /// Every repeat still waiting on a key (the session is being deleted).
+    mutating func takeAllWaiters() -> [@Sendable (HTTPResponse) -> Void] {
+        var waiters: [@Sendable (HTTPResponse) -> Void] = []
+        for (key, entry) in entries where !entry.waiters.isEmpty {
+            waiters += entry.waiters
+            entries[key]?.waiters = []
+        }
+        return waiters
     }
 
     /// Forgets keys whose actions were rolled back; returns the repeats that were waiting on them.

@@ -46,21 +46,24 @@ extension Session {
 
     /// A refusal decided on the head (412, 409), answered once that head is durable: decided on
     /// a version a rollback takes back, it is decided again (the request submitted anew), since
-    /// its `currentVersion` or its reason may no longer hold. With `keep`, the answer is the
-    /// request's Idempotency-Key's first answer. Called with the lock held; unlocks.
+    /// its `currentVersion` or its reason may no longer hold. With `keep`, the refusal is the
+    /// request's Idempotency-Key's first answer (`keepRefusalLocked`). Called with the lock held; unlocks.
     private func refuseWhenDurableLocked(_ submission: ActionSubmission, _ reply: @escaping @Sendable (HTTPResponse) -> Void,
                                          _ refusal: HTTPResponse, keep: Bool = false) {
         let decidedOn = store.version
+        let durable = decidedOn <= durableVersion
+        let kept = keep && keepRefusalLocked(submission, refusal, decidedOn: decidedOn, durable: durable)
         // A stuck head never gets here: `submit` refuses first.
-        guard decidedOn > durableVersion else {
-            if keep { keepRefusalLocked(submission, refusal, decidedOn: decidedOn) }
+        guard !durable else {
             lock.unlock()
             return reply(refusal)
         }
         parkedReads.append(ParkedRead(version: decidedOn,
                                       answer: { [self] in
-                                          if keep { lock.withLock { keepRefusalLocked(submission, refusal, decidedOn: decidedOn) } }
+                                          let waiters = kept ? lock.withLock { refusalBecameDurableLocked(submission) } : []
                                           reply(refusal)
+                                          let replay = Self.replayed(refusal)
+                                          waiters.forEach { $0(replay) }
                                       },
                                       again: { [self] in submit(submission, reply: reply) }))
         lock.unlock()
@@ -68,15 +71,22 @@ extension Session {
 
     /// Keeps a refusal as its Idempotency-Key's first answer (API.md: a repeat "returns the first
     /// answer again without applying anything"), so a retry of a refusal the client never got is
-    /// not applied on a later state where it would pass. Only once `decidedOn` is durable: a
-    /// refusal decided on a version a rollback took back is decided again.
-    private func keepRefusalLocked(_ submission: ActionSubmission, _ refusal: HTTPResponse, decidedOn: Int) {
-        guard let idem = submission.idempotency, !deleted else { return }
+    /// not applied on a later state where it would pass. Decided on a head not yet durable, the
+    /// entry is pending as a success's is: repeats wait for it, and a rollback drops it (the
+    /// request is decided again, its repeats get 503). True when kept.
+    private func keepRefusalLocked(_ submission: ActionSubmission, _ refusal: HTTPResponse, decidedOn: Int, durable: Bool) -> Bool {
+        guard let idem = submission.idempotency, refusal.body.count <= IdempotencyCache.maxRefusalBytes else { return false }
         let now = context.now()
-        // A repeat decided while this one waited for its version to be durable already holds the key.
-        guard idempotency.lookup(idem.key, now: now) == nil else { return }
-        idempotency.insert(idem.key, .init(bodyHash: idem.bodyHash, firstVersion: decidedOn, lastVersion: decidedOn,
-                                           minimal: submission.minimal, createdAt: now, response: refusal, durable: true, refusal: true))
+        idempotency.insert(idem.key, .init(bodyHash: idem.bodyHash, firstVersion: decidedOn, lastVersion: decidedOn, minimal: submission.minimal,
+                                           createdAt: now, response: refusal, durable: durable, refusal: true))
+        return true
+    }
+
+    /// Marks a kept refusal durable once the head it was decided on is; returns its waiting repeats.
+    private func refusalBecameDurableLocked(_ submission: ActionSubmission) -> [@Sendable (HTTPResponse) -> Void] {
+        guard let key = submission.idempotency?.key, let entry = idempotency.entries[key], entry.refusal, !entry.durable else { return [] }
+        idempotency.update(key) { $0.durable = true; $0.waiters = [] }
+        return entry.waiters
     }
 
     /// Applies a request's actions (all or none) and calls `reply` exactly once with its answer:
