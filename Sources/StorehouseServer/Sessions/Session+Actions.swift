@@ -152,6 +152,7 @@ extension Session {
         }
         keepStateIfDueLocked(from: first, to: last)
         trimHistoryLocked()
+        alignHistoryLocked()
         if let oldest = history.firstVersion { keptStates.trim(keeping: oldest - 1) }
 
         let answer = submission.minimal ? minimalAnswer(changes) : fullAnswerLocked()
@@ -352,6 +353,18 @@ extension Session {
         let floor = keptStates.nearest(atOrBefore: keep)?.version ?? keep
         let aligned = keptStates.states.first { $0.version >= needed }?.version ?? needed
         history.drop(through: min(aligned, floor))
+    }
+
+    /// Lets the versions before the `--history` window leave the ring only through a kept state:
+    /// the ring then starts just after one, so every version the action log and resume offer can
+    /// also be read with `?version=`, which replays from a kept state. Letting them go one at a
+    /// time left up to a keep interval at the window's start that the log listed and `?version=`
+    /// answered 404. The ring holds `--history` to `--history` + `keepEvery` versions.
+    func alignHistoryLocked() {
+        let windowStart = min(durableVersion, publishedVersion) - context.history
+        guard let first = history.firstVersion, first <= windowStart,
+              let base = keptStates.nearest(atOrBefore: windowStart)?.version, base >= first else { return }
+        history.drop(through: base)
     }
 
     /// The journal snapshot to write now, if any: the newest kept state at or before the start of

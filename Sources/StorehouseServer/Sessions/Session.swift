@@ -82,7 +82,8 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         self.store = store
         self.context = context
         updatedAt = createdAt
-        history = ActionHistory(capacity: context.history)
+        // A keep interval more than `--history`: the ring lets go only through a kept state (`alignHistoryLocked`).
+        history = ActionHistory(capacity: context.history + context.keepEvery)
         keptStates = KeptStates(byteBudget: context.keptStateBudget)
         idempotency = IdempotencyCache(answerBudget: context.idempotencyAnswerBudget)
         durableVersion = store.version
