@@ -161,6 +161,27 @@ final class DurableReadsTests: XCTestCase {
         XCTAssertEqual(session.lock.withLock { session.store.version }, 2)
     }
 
+    /// A rollback that cannot rebuild the head leaves versions that will not become durable: a
+    /// repeat waiting on one of their keys gets 503 with the request, not silence.
+    func testARepeatWaitingOnAHeadThatCannotBecomeDurableGets503() throws {
+        let body = #"{"type":"counter/incrTapped"}"#
+        let request = "POST /sessions/\(id)/actions HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n"
+            + "Idempotency-Key: k\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        let poster = try fixture.client()
+        try poster.sendRaw(request)
+        XCTAssertEqual(log.appended.wait(timeout: .now() + 10), .success)
+        let repeated = try fixture.client()
+        try repeated.sendRaw(request)
+        let deadline = Date().addingTimeInterval(10)
+        func waiting() -> Int { session.lock.withLock { session.idempotency.entries["k"]?.waiters.count ?? 0 } }
+        while waiting() < 1, Date() < deadline { usleep(1_000) }
+        XCTAssertEqual(waiting(), 1, "the repeat waits on the key")
+        session.lock.withLock { session.keptStates = KeptStates(byteBudget: 1 << 20) }  // nothing to rebuild from
+        log.fail()
+        XCTAssertEqual(try poster.readResponse().status, 503)
+        XCTAssertEqual(try repeated.readResponse().status, 503)
+    }
+
     /// A repeat waiting on a request whose version is not durable yet gets 404 when the session
     /// is deleted, not silence.
     func testARepeatWaitingWhenTheSessionIsDeletedGets404() throws {

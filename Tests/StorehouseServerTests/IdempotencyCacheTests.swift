@@ -40,6 +40,21 @@ final class IdempotencyCacheTests: XCTestCase {
         XCTAssertEqual(cache.entries.keys.sorted(), ["k3", "pending"])
     }
 
+    /// With every other key in flight the cache runs over its capacity rather than drop a key
+    /// with repeats waiting on it (or the key just inserted), and comes back once they are durable.
+    func testTheCacheRunsOverCapacityWhileEveryOtherKeyIsInFlight() {
+        var cache = IdempotencyCache(capacity: 2)
+        var pending = entry(version: 1, answer: 10)
+        pending.durable = false
+        cache.insert("p1", pending)
+        cache.insert("p2", pending)
+        cache.insert("k3", entry(version: 3, answer: 10))
+        XCTAssertEqual(cache.entries.keys.sorted(), ["k3", "p1", "p2"])
+        cache.update("p1") { $0.durable = true }
+        cache.insert("k4", entry(version: 4, answer: 10))
+        XCTAssertEqual(cache.entries.keys.sorted(), ["k4", "p2"])
+    }
+
     func testAKeptRefusalCountsNothingAgainstTheBudget() {
         var cache = IdempotencyCache(answerBudget: 100)
         var refusal = entry(version: 1, answer: 90)

@@ -26,6 +26,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     var idempotencyAnswerBudget = IdempotencyCache.defaultAnswerBudget
     /// Bytes of actions a session's history keeps, besides `history`'s count (no flag, as above).
     var historyBytes = 64 << 20
+    /// Bytes of kept states per session (time travel and rollback start from them); tests make it small.
+    var keptStateBudget = 64 << 20
     /// Subscribers from which a session publishes off the thread that made a change durable (no
     /// flag, as above): below it the hop would cost more than the writes.
     var fanOutInlineLimit = 256

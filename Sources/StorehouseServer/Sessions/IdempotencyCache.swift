@@ -76,8 +76,11 @@ struct IdempotencyCache {
         insertions[key] = nextInsertion
         if entry.response != nil && !entry.refusal { answered.append((key, nextInsertion)) }
         while order.count > capacity {
-            // A key whose versions are not durable yet may have repeats waiting on it: it goes last.
-            let evictedKey = order.remove(at: order.firstIndex { entries[$0]?.durable ?? true } ?? 0)
+            // A key whose versions are not durable yet may have repeats waiting on it: it stays, and
+            // while every other key is such a key the cache runs over `capacity` (it takes more than
+            // `capacity` keyed requests in flight on one session). The key just inserted stays too.
+            guard let index = order.dropLast().firstIndex(where: { entries[$0]?.durable ?? true }) else { break }
+            let evictedKey = order.remove(at: index)
             insertions[evictedKey] = nil
             if let evicted = entries.removeValue(forKey: evictedKey) { answerBytes -= evicted.answerBytes }
         }

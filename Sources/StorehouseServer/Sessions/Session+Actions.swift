@@ -360,11 +360,21 @@ extension Session {
     /// also be read with `?version=`, which replays from a kept state. Letting them go one at a
     /// time left up to a keep interval at the window's start that the log listed and `?version=`
     /// answered 404. The ring holds `--history` to `--history` + `keepEvery` versions.
+    ///
+    /// With large states the kept states' budget lets the oldest go, and none may reach back to
+    /// the window's start; the ring is then cut at the oldest kept state it still reaches from,
+    /// as the 64 MiB trim of large actions cuts it: the window ends sooner, and the log still
+    /// lists nothing `?version=` cannot read. Never past what a rollback or a publication needs.
     func alignHistoryLocked() {
-        let windowStart = min(durableVersion, publishedVersion) - context.history
-        guard let first = history.firstVersion, first <= windowStart,
-              let base = keptStates.nearest(atOrBefore: windowStart)?.version, base >= first else { return }
-        history.drop(through: base)
+        guard let first = history.firstVersion else { return }
+        let floor = min(durableVersion, publishedVersion)
+        let windowStart = floor - context.history
+        if first <= windowStart, let base = keptStates.nearest(atOrBefore: windowStart)?.version, base >= first {
+            history.drop(through: base)
+        } else if let base = keptStates.states.first(where: { $0.version >= first - 1 })?.version, base >= first, base <= floor {
+            // The versions before `base` cannot be rebuilt: no kept state reaches them.
+            history.drop(through: base)
+        }
     }
 
     /// The journal snapshot to write now, if any: the newest kept state at or before the start of
@@ -390,7 +400,9 @@ extension Session {
             store = try rebuiltStore(at: version)
         } catch {
             ServerLog.error("session \(id): cannot rebuild version \(version): \(error); keeping the head")
-            return []
+            // The head is stuck (`headIsStuckLocked`): its versions will not be durable before a
+            // restart, and repeats waiting on their keys would wait for ever.
+            return idempotency.drop(after: version)
         }
         history.truncate(after: version)
         keptStates.drop(after: version)

@@ -39,7 +39,7 @@ struct SessionContext: Sendable {
         // At least every 1,000 versions: with a small --history, a snapshot per action (each a
         // file written and synced) cost ten times the actions' own appends under --fsync always.
         snapshotEvery = max(keepEvery, configuration.history, 1_000)
-        keptStateBudget = 64 << 20
+        keptStateBudget = configuration.keptStateBudget
         historyBytes = configuration.historyBytes
         snapshotBytes = configuration.historyBytes
         idempotencyAnswerBudget = configuration.idempotencyAnswerBudget
