@@ -53,6 +53,32 @@ final class DurableReadsTests: XCTestCase {
                    + "Content-Length: 29\r\n\r\n{\"type\":\"counter/incrTapped\"}")
     }
 
+    /// A raw POST of `body` with `Idempotency-Key: key`.
+    func keyedPost(_ body: String, key: String) -> String {
+        "POST /sessions/\(id)/actions HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n"
+            + "Idempotency-Key: \(key)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+    }
+
+    /// Sends `request` again on a new connection and waits until it waits on `key`.
+    func waitingRepeat(_ request: String, key: String) throws -> TestClient {
+        let client = try fixture.client()
+        try client.sendRaw(request)
+        let deadline = Date().addingTimeInterval(10)
+        func waiting() -> Int { session.lock.withLock { session.idempotency.entries[key]?.waiters.count ?? 0 } }
+        while waiting() < 1, Date() < deadline { usleep(1_000) }
+        XCTAssertEqual(waiting(), 1, "the repeat waits on the key")
+        return client
+    }
+
+    /// POSTs an increment under `key` whose append the log holds; returns the request and its client.
+    func keyedPostHeld(key: String) throws -> (request: String, client: TestClient) {
+        let request = keyedPost(#"{"type":"counter/incrTapped"}"#, key: key)
+        let poster = try fixture.client()
+        try poster.sendRaw(request)
+        XCTAssertEqual(log.appended.wait(timeout: .now() + 10), .success, "the append is waiting for the journal")
+        return (request, poster)
+    }
+
     func testAReadOfTheHeadIsAnsweredOnceTheHeadIsDurable() throws {
         let poster = try postHeld()
         let state = try parkedGet("/sessions/\(id)/state")
@@ -118,8 +144,7 @@ final class DurableReadsTests: XCTestCase {
     func testARefusalAnsweredOnceDurableIsKeptUnderItsIdempotencyKey() throws {
         let save = #"{"type":"primeModal/saveFavoritePrimeTapped"}"#
         let poster = try postHeld()  // count 1: not prime
-        let refused = try parked("POST /sessions/\(id)/actions HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n"
-                                 + "Idempotency-Key: fav\r\nContent-Length: \(save.utf8.count)\r\n\r\n\(save)")
+        let refused = try parked(keyedPost(save, key: "fav"))
         log.release()
         XCTAssertEqual(try poster.readResponse().status, 200)
         let first = try refused.readResponse()
@@ -138,17 +163,11 @@ final class DurableReadsTests: XCTestCase {
     /// the same refusal: decided on the newer state, it would have been applied.
     func testARepeatOfAParkedRefusalWaitsForItAndGetsTheSameRefusal() throws {
         let save = #"{"type":"primeModal/saveFavoritePrimeTapped"}"#
-        let request = "POST /sessions/\(id)/actions HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n"
-            + "Idempotency-Key: fav\r\nContent-Length: \(save.utf8.count)\r\n\r\n\(save)"
+        let request = keyedPost(save, key: "fav")
         let first = try postHeld()  // count 1: not prime
         let refused = try parked(request)
         let second = try postHeld()  // count 2: prime
-        let repeated = try fixture.client()
-        try repeated.sendRaw(request)
-        let deadline = Date().addingTimeInterval(10)
-        func waiting() -> Int { session.lock.withLock { session.idempotency.entries["fav"]?.waiters.count ?? 0 } }
-        while waiting() < 1, Date() < deadline { usleep(1_000) }
-        XCTAssertEqual(waiting(), 1, "the repeat waits on the key")
+        let repeated = try waitingRepeat(request, key: "fav")
         log.release()
         XCTAssertEqual(try first.readResponse().status, 200)
         XCTAssertEqual(try second.readResponse().status, 200)
@@ -164,18 +183,8 @@ final class DurableReadsTests: XCTestCase {
     /// A rollback that cannot rebuild the head leaves versions that will not become durable: a
     /// repeat waiting on one of their keys gets 503 with the request, not silence.
     func testARepeatWaitingOnAHeadThatCannotBecomeDurableGets503() throws {
-        let body = #"{"type":"counter/incrTapped"}"#
-        let request = "POST /sessions/\(id)/actions HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n"
-            + "Idempotency-Key: k\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-        let poster = try fixture.client()
-        try poster.sendRaw(request)
-        XCTAssertEqual(log.appended.wait(timeout: .now() + 10), .success)
-        let repeated = try fixture.client()
-        try repeated.sendRaw(request)
-        let deadline = Date().addingTimeInterval(10)
-        func waiting() -> Int { session.lock.withLock { session.idempotency.entries["k"]?.waiters.count ?? 0 } }
-        while waiting() < 1, Date() < deadline { usleep(1_000) }
-        XCTAssertEqual(waiting(), 1, "the repeat waits on the key")
+        let (request, poster) = try keyedPostHeld(key: "k")
+        let repeated = try waitingRepeat(request, key: "k")
         session.lock.withLock { session.keptStates = KeptStates(byteBudget: 1 << 20) }  // nothing to rebuild from
         log.fail()
         XCTAssertEqual(try poster.readResponse().status, 503)
@@ -185,18 +194,8 @@ final class DurableReadsTests: XCTestCase {
     /// A repeat waiting on a request whose version is not durable yet gets 404 when the session
     /// is deleted, not silence.
     func testARepeatWaitingWhenTheSessionIsDeletedGets404() throws {
-        let body = #"{"type":"counter/incrTapped"}"#
-        let request = "POST /sessions/\(id)/actions HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n"
-            + "Idempotency-Key: k\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-        let poster = try fixture.client()
-        try poster.sendRaw(request)
-        XCTAssertEqual(log.appended.wait(timeout: .now() + 10), .success)
-        let repeated = try fixture.client()
-        try repeated.sendRaw(request)
-        let deadline = Date().addingTimeInterval(10)
-        func waiting() -> Int { session.lock.withLock { session.idempotency.entries["k"]?.waiters.count ?? 0 } }
-        while waiting() < 1, Date() < deadline { usleep(1_000) }
-        XCTAssertEqual(waiting(), 1, "the repeat waits on the key")
+        let (request, poster) = try keyedPostHeld(key: "k")
+        let repeated = try waitingRepeat(request, key: "k")
         XCTAssertEqual(try fixture.client().request("DELETE", "/sessions/\(id)", headers: bearer(token)).status, 204)
         XCTAssertEqual(try repeated.readResponse().status, 404)
         log.release()

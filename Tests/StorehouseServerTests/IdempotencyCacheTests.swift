@@ -4,9 +4,9 @@ import XCTest
 
 /// The idempotency window: keys by count and age, first answers by bytes.
 final class IdempotencyCacheTests: XCTestCase {
-    func entry(version: Int, answer bytes: Int?) -> IdempotencyCache.Entry {
+    func entry(version: Int, answer bytes: Int?, durable: Bool = true, refusal: Bool = false) -> IdempotencyCache.Entry {
         .init(bodyHash: [1], firstVersion: version, lastVersion: version, minimal: false, createdAt: 0,
-              response: bytes.map { HTTPResponse(status: 200, body: Array(repeating: 0x20, count: $0)) }, durable: true)
+              response: bytes.map { HTTPResponse(status: 200, body: Array(repeating: 0x20, count: $0)) }, durable: durable, refusal: refusal)
     }
 
     func testOldestAnswersAreLetGoPastTheBudgetAndTheirKeysStay() {
@@ -20,9 +20,7 @@ final class IdempotencyCacheTests: XCTestCase {
     /// A refusal cannot be rendered again from history, so the budget never lets it go.
     func testAKeptRefusalStaysPastTheBudget() {
         var cache = IdempotencyCache(answerBudget: 250)
-        var refusal = entry(version: 1, answer: 100)
-        refusal.refusal = true
-        cache.insert("no", refusal)
+        cache.insert("no", entry(version: 1, answer: 100, refusal: true))
         for v in 2...5 { cache.insert("k\(v)", entry(version: v, answer: 100)) }
         XCTAssertNotNil(cache.lookup("no", now: 0)?.response)
         XCTAssertEqual((2...5).map { cache.lookup("k\($0)", now: 0)?.response != nil }, [false, false, true, true])
@@ -32,9 +30,7 @@ final class IdempotencyCacheTests: XCTestCase {
     /// nothing would answer them.
     func testEvictionByCountPassesOverAKeyNotDurableYet() {
         var cache = IdempotencyCache(capacity: 2)
-        var pending = entry(version: 1, answer: 10)
-        pending.durable = false
-        cache.insert("pending", pending)
+        cache.insert("pending", entry(version: 1, answer: 10, durable: false))
         cache.insert("k2", entry(version: 2, answer: 10))
         cache.insert("k3", entry(version: 3, answer: 10))
         XCTAssertEqual(cache.entries.keys.sorted(), ["k3", "pending"])
@@ -44,10 +40,8 @@ final class IdempotencyCacheTests: XCTestCase {
     /// with repeats waiting on it (or the key just inserted), and comes back once they are durable.
     func testTheCacheRunsOverCapacityWhileEveryOtherKeyIsInFlight() {
         var cache = IdempotencyCache(capacity: 2)
-        var pending = entry(version: 1, answer: 10)
-        pending.durable = false
-        cache.insert("p1", pending)
-        cache.insert("p2", pending)
+        cache.insert("p1", entry(version: 1, answer: 10, durable: false))
+        cache.insert("p2", entry(version: 2, answer: 10, durable: false))
         cache.insert("k3", entry(version: 3, answer: 10))
         XCTAssertEqual(cache.entries.keys.sorted(), ["k3", "p1", "p2"])
         cache.update("p1") { $0.durable = true }
@@ -57,9 +51,7 @@ final class IdempotencyCacheTests: XCTestCase {
 
     func testAKeptRefusalCountsNothingAgainstTheBudget() {
         var cache = IdempotencyCache(answerBudget: 100)
-        var refusal = entry(version: 1, answer: 90)
-        refusal.refusal = true
-        cache.insert("no", refusal)
+        cache.insert("no", entry(version: 1, answer: 90, refusal: true))
         cache.insert("ok", entry(version: 2, answer: 90))
         XCTAssertEqual(cache.answerBytes, 90)
         XCTAssertNotNil(cache.lookup("no", now: 0)?.response)
