@@ -152,7 +152,6 @@ extension Session {
         }
         keepStateIfDueLocked(from: first, to: last)
         trimHistoryLocked()
-        alignHistoryLocked()
         if let oldest = history.firstVersion { keptStates.trim(keeping: oldest - 1) }
 
         let answer = submission.minimal ? minimalAnswer(changes) : fullAnswerLocked()
@@ -343,11 +342,14 @@ extension Session {
         }
     }
 
+    /// Ends the history window where it has to end: by bytes, then at a kept state (`alignHistoryLocked`).
+    ///
     /// Past `historyBytes` the oldest actions leave the window. The cut moves up to a kept state,
     /// so every version left can still be rebuilt (`?version=`, replayed answers), and never past
     /// the kept state a rollback to the last durable version starts from, nor past a version the
     /// subscribers have not been sent yet (a fan-out waiting on its queue).
     func trimHistoryLocked() {
+        defer { alignHistoryLocked() }
         guard let needed = history.versionToDropThrough(toFit: context.historyBytes) else { return }
         let keep = min(durableVersion, publishedVersion)
         let floor = keptStates.nearest(atOrBefore: keep)?.version ?? keep
@@ -365,7 +367,7 @@ extension Session {
     /// the window's start; the ring is then cut at the oldest kept state it still reaches from,
     /// as the 64 MiB trim of large actions cuts it: the window ends sooner, and the log still
     /// lists nothing `?version=` cannot read. Never past what a rollback or a publication needs.
-    func alignHistoryLocked() {
+    private func alignHistoryLocked() {
         guard let first = history.firstVersion else { return }
         let floor = min(durableVersion, publishedVersion)
         let windowStart = floor - context.history
