@@ -183,6 +183,41 @@ final class StateRoutesTests: XCTestCase {
         XCTAssertGreaterThan(snapshots(), 0, "the journal wrote a snapshot")
     }
 
+    /// A refused batch large next to `--history` keeps nothing: the states it would have kept
+    /// ahead of the ring pushed the window's base out of a small budget, with the ring unmoved.
+    func testARefusedLargeBatchLeavesTheWindowReadable() throws {
+        let fixture = try ServerFixture { $0.history = 20; $0.keptStateBudget = 1 }
+        let (id, token) = try fixture.createSession()
+        let client = try fixture.client()
+        let one = #"{"type":"counter/incrTapped"}"#
+        for _ in 1...7 { XCTAssertEqual(try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: one).status, 200) }
+        try assertLogAndTimeTravelAgree(client, id, token, head: 7, history: 20, fullWindow: false)
+        let refused = "[" + Array(repeating: one, count: 19).joined(separator: ",") + #",{"type":"counter/nope"}]"#
+        XCTAssertEqual(try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: refused).status, 422)
+        try assertLogAndTimeTravelAgree(client, id, token, head: 7, history: 20, fullWindow: false)
+    }
+
+    /// A publication waiting on the fan-out queue holds the window's cut back; once it has gone
+    /// out the window is cut again, without waiting for another request.
+    func testTheWindowIsCutOnceAQueuedPublicationHasGoneOut() throws {
+        let queue = DispatchQueue(label: "fan-out")
+        var held = false
+        defer { if held { queue.resume() } }
+        let fixture = try ServerFixture({ $0.fanOutInlineLimit = 1; $0.history = 20; $0.keptStateBudget = 1 }, fanOutQueue: queue)
+        let (id, token) = try fixture.createSession()
+        let client = try fixture.client()
+        let one = #"{"type":"counter/incrTapped"}"#
+        for _ in 1...7 { XCTAssertEqual(try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: one).status, 200) }
+        let events = try fixture.client()
+        XCTAssertEqual(try events.openEvents("/sessions/\(id)/events", headers: bearer(token)).status, 200)
+        _ = try events.nextEvent(); _ = try events.nextEvent()  // retry, snapshot
+        queue.suspend(); held = true
+        for _ in 8...10 { XCTAssertEqual(try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: one).status, 200) }
+        queue.resume(); held = false
+        while try events.nextEvent().id != "10" {}
+        try assertLogAndTimeTravelAgree(client, id, token, head: 10, history: 20, fullWindow: false)
+    }
+
     func testTimeTravelInsideBatchesOnceTheWindowPassedTheirStart() throws {
         // --history 50 keeps a state every 5 versions; a batch of 50 used to keep only its last.
         let fixture = try ServerFixture { $0.history = 50 }

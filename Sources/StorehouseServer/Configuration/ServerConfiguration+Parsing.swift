@@ -62,7 +62,7 @@ extension ServerConfiguration {
         Option(flag: "--heartbeat-s", variable: "STOREHOUSE_HEARTBEAT_S", placeholder: "N", help: "SSE keep-alive comment after N s of silence (default 15)") { c, v throws(ConfigurationError) in
             c.heartbeatSeconds = try integer(v, flag: "--heartbeat-s", in: 1...3_600)
         },
-        Option(flag: "--history", variable: "STOREHOUSE_HISTORY", placeholder: "N", help: "actions kept per session for the log, resume and time travel (back to a kept state: up to a tenth more), at most 64 MiB of them (default 10000)") { c, v throws(ConfigurationError) in
+        Option(flag: "--history", variable: "STOREHOUSE_HISTORY", placeholder: "N", help: "actions kept per session for the log, resume and time travel (back to a kept state: up to a tenth more; fewer past 64 MiB of actions or of kept states) (default 10000)") { c, v throws(ConfigurationError) in
             c.history = try integer(v, flag: "--history", in: 1...10_000_000)
         },
         Option(flag: "--subscriber-buffer-bytes", variable: "STOREHOUSE_SUBSCRIBER_BUFFER_BYTES", placeholder: "N", help: "unsent SSE change bytes (a snapshot being sent not counted) before a subscriber is reset to a snapshot (default 1048576)") { c, v throws(ConfigurationError) in

@@ -77,6 +77,8 @@ extension Session {
     func publishLocked(through version: Int, outputs: [(Int, StoreOutput)]) {
         guard version > durableVersion else { return }
         durableVersion = version
+        // The history window follows the durable and published versions.
+        defer { trimHistoryLocked() }
         guard !subscribers.isEmpty else {
             publishedVersion = version
             pendingOutputs = []
@@ -91,6 +93,7 @@ extension Session {
             lock.withLock {
                 publishScheduled = false
                 publishPendingLocked()
+                trimHistoryLocked()
             }
         }
     }

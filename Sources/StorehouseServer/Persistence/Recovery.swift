@@ -190,7 +190,6 @@ extension Session {
                 keptStates.add(version: store.version, bytes: store.encodeState())
             }
             trimHistoryLocked()
-            if let oldest = history.firstVersion { keptStates.trim(keeping: oldest - 1) }
             self.updatedAt = updatedAt
             self.idempotency = idempotency
         }

@@ -131,13 +131,14 @@ extension Session {
         var records = submission.records
         // Written only when it changes: a write would copy the submission's array.
         for index in records.indices where records[index].at < lastActionAt { records[index].at = lastActionAt }
-        keepStatesAheadOfTheRingLocked(adding: records.count)
+        let aheadOfTheRing = statesAheadOfTheRingLocked(adding: records.count)
         let changes: [Change]
         do {
             changes = try store.apply(records)
         } catch {
             return refuseWhenDurableLocked(submission, reply, SessionProblems.refusal(error, batch: records.count > 1).response(), keep: true)
         }
+        for state in aheadOfTheRing { keptStates.insert(version: state.version, bytes: state.bytes, keepingBaseOf: durableVersion) }
         let effects = store.takePendingEffects()
         guard let first = changes.first?.version, let last = changes.last?.version else {
             lock.unlock()
@@ -152,7 +153,6 @@ extension Session {
         }
         keepStateIfDueLocked(from: first, to: last)
         trimHistoryLocked()
-        if let oldest = history.firstVersion { keptStates.trim(keeping: oldest - 1) }
 
         let answer = submission.minimal ? minimalAnswer(changes) : fullAnswerLocked()
         var mark: RecordCoding.IdempotencyMark?
@@ -303,21 +303,25 @@ extension Session {
     /// up to `head + count - history`: a rollback to the durable version, and the replay that
     /// keeps states inside a batch (from the head), must still find a kept state they can reach
     /// forward from. When the one they would use is older than what stays, the state they start
-    /// from is kept now, while it can still be rebuilt. Only a batch large next to `--history`
-    /// ever needs this.
-    private func keepStatesAheadOfTheRingLocked(adding count: Int) {
+    /// from is computed now, while it can still be rebuilt, and kept once the actions are applied
+    /// (a refused request keeps nothing: its states would push older ones out of the budget with
+    /// the ring not moving). Only a batch large next to `--history` ever needs this.
+    private func statesAheadOfTheRingLocked(adding count: Int) -> [(version: Int, bytes: [UInt8])] {
         let kept = store.version + count - context.history  // the ring keeps versions after this
+        var adding: [(version: Int, bytes: [UInt8])] = []
         func reachable(from version: Int) -> Bool {
-            guard let base = keptStates.nearest(atOrBefore: version)?.version else { return false }
+            let nearest = [keptStates.nearest(atOrBefore: version)?.version, adding.last { $0.version <= version }?.version].compactMap { $0 }.max()
+            guard let base = nearest else { return false }
             return base == version || base >= kept
         }
         if !reachable(from: durableVersion) {
             let state = durableVersion == store.version ? currentStateLocked().bytes : try? rebuiltStore(at: durableVersion).encodeState()
-            if let state { keptStates.insert(version: durableVersion, bytes: state, keepingBaseOf: durableVersion) }
+            if let state { adding.append((durableVersion, state)) }
         }
         if !reachable(from: store.version) {
-            keptStates.insert(version: store.version, bytes: currentStateLocked().bytes, keepingBaseOf: durableVersion)
+            adding.append((store.version, currentStateLocked().bytes))
         }
+        return adding
     }
 
     /// A batch that passes `keepEvery` points before its last version keeps the states at those
@@ -342,14 +346,19 @@ extension Session {
         }
     }
 
-    /// Ends the history window where it has to end: by bytes, then at a kept state (`alignHistoryLocked`).
+    /// Ends the history window where it has to end: by bytes, then at a kept state
+    /// (`alignHistoryLocked`); then lets go of the kept states older than the window needs. Called
+    /// whenever the window's inputs move: an applied request, a durable or published version.
     ///
     /// Past `historyBytes` the oldest actions leave the window. The cut moves up to a kept state,
     /// so every version left can still be rebuilt (`?version=`, replayed answers), and never past
     /// the kept state a rollback to the last durable version starts from, nor past a version the
     /// subscribers have not been sent yet (a fan-out waiting on its queue).
     func trimHistoryLocked() {
-        defer { alignHistoryLocked() }
+        defer {
+            alignHistoryLocked()
+            if let oldest = history.firstVersion { keptStates.trim(keeping: oldest - 1) }
+        }
         guard let needed = history.versionToDropThrough(toFit: context.historyBytes) else { return }
         let keep = min(durableVersion, publishedVersion)
         let floor = keptStates.nearest(atOrBefore: keep)?.version ?? keep
@@ -361,7 +370,8 @@ extension Session {
     /// the ring then starts just after one, so every version the action log and resume offer can
     /// also be read with `?version=`, which replays from a kept state. Letting them go one at a
     /// time left up to a keep interval at the window's start that the log listed and `?version=`
-    /// answered 404. The ring holds `--history` to `--history` + `keepEvery` versions.
+    /// answered 404. The ring holds `--history` to `--history` + `keepEvery` durable, published
+    /// versions, and those not yet durable or published besides.
     ///
     /// With large states the kept states' budget lets the oldest go, and none may reach back to
     /// the window's start; the ring is then cut at the oldest kept state it still reaches from,
