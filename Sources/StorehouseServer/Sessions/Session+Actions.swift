@@ -152,7 +152,8 @@ extension Session {
             history.append(entry, keepingAfter: min(durableVersion, publishedVersion))
         }
         keepStateIfDueLocked(from: first, to: last)
-        trimHistoryLocked()
+        // The window is cut once these versions are durable (`publishLocked`): before, nothing past
+        // the durable version could go anyway.
 
         let answer = submission.minimal ? minimalAnswer(changes) : fullAnswerLocked()
         var mark: RecordCoding.IdempotencyMark?
@@ -308,20 +309,19 @@ extension Session {
     /// the ring not moving). Only a batch large next to `--history` ever needs this.
     private func statesAheadOfTheRingLocked(adding count: Int) -> [(version: Int, bytes: [UInt8])] {
         let kept = store.version + count - context.history  // the ring keeps versions after this
-        var adding: [(version: Int, bytes: [UInt8])] = []
-        func reachable(from version: Int) -> Bool {
-            let nearest = [keptStates.nearest(atOrBefore: version)?.version, adding.last { $0.version <= version }?.version].compactMap { $0 }.max()
+        func reachable(from version: Int, alsoFrom added: Int?) -> Bool {
+            var nearest = keptStates.nearest(atOrBefore: version)?.version
+            if let added, added <= version, added > nearest ?? .min { nearest = added }
             guard let base = nearest else { return false }
             return base == version || base >= kept
         }
-        if !reachable(from: durableVersion) {
+        var durableState: (version: Int, bytes: [UInt8])?
+        if !reachable(from: durableVersion, alsoFrom: nil) {
             let state = durableVersion == store.version ? currentStateLocked().bytes : try? rebuiltStore(at: durableVersion).encodeState()
-            if let state { adding.append((durableVersion, state)) }
+            if let state { durableState = (durableVersion, state) }
         }
-        if !reachable(from: store.version) {
-            adding.append((store.version, currentStateLocked().bytes))
-        }
-        return adding
+        guard !reachable(from: store.version, alsoFrom: durableState?.version) else { return durableState.map { [$0] } ?? [] }
+        return (durableState.map { [$0] } ?? []) + [(store.version, currentStateLocked().bytes)]
     }
 
     /// A batch that passes `keepEvery` points before its last version keeps the states at those
@@ -348,7 +348,7 @@ extension Session {
 
     /// Ends the history window where it has to end: by bytes, then at a kept state
     /// (`alignHistoryLocked`); then lets go of the kept states older than the window needs. Called
-    /// whenever the window's inputs move: an applied request, a durable or published version.
+    /// whenever the window's end can move: a version made durable or published, and recovery.
     ///
     /// Past `historyBytes` the oldest actions leave the window. The cut moves up to a kept state,
     /// so every version left can still be rebuilt (`?version=`, replayed answers), and never past
@@ -383,7 +383,8 @@ extension Session {
         let windowStart = floor - context.history
         if first <= windowStart, let base = keptStates.nearest(atOrBefore: windowStart)?.version, base >= first {
             history.drop(through: base)
-        } else if let base = keptStates.states.first(where: { $0.version >= first - 1 })?.version, base >= first, base <= floor {
+        } else if keptStates.states.first?.version != first - 1,  // else the ring starts just after a kept state
+                  let base = keptStates.states.first(where: { $0.version >= first - 1 })?.version, base >= first, base <= floor {
             // The versions before `base` cannot be rebuilt: no kept state reaches them.
             history.drop(through: base)
         }
