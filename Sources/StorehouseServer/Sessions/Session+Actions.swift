@@ -131,6 +131,7 @@ extension Session {
         var records = submission.records
         // Written only when it changes: a write would copy the submission's array.
         for index in records.indices where records[index].at < lastActionAt { records[index].at = lastActionAt }
+        let oldestKept = keptStates.states.first?.version
         let aheadOfTheRing = statesAheadOfTheRingLocked(adding: records.count)
         let changes: [Change]
         do {
@@ -152,8 +153,11 @@ extension Session {
             history.append(entry, keepingAfter: min(durableVersion, publishedVersion))
         }
         keepStateIfDueLocked(from: first, to: last)
-        // The window is cut once these versions are durable (`publishLocked`): before, nothing past
-        // the durable version could go anyway.
+        // The window is cut once these versions are durable (`publishLocked`): nothing past the
+        // durable version can go before. Unless a state kept here pushed the window's base out of
+        // the kept states' budget: then at once, or until then (or for good, if the journal
+        // refuses these actions) the log would list versions no kept state reaches.
+        if keptStates.states.first?.version != oldestKept { trimHistoryLocked() }
 
         let answer = submission.minimal ? minimalAnswer(changes) : fullAnswerLocked()
         var mark: RecordCoding.IdempotencyMark?
