@@ -153,6 +153,38 @@ final class HistoryBudgetTests: XCTestCase {
         XCTAssertTrue(isWindow(kept, endingAt: 11), "\(kept)")
     }
 
+    /// Actions in flight past the byte budget cut the durable ones before them down to a kept
+    /// state at once: the history holds about the larger of the two, not their sum.
+    func testActionsInFlightPastTheBudgetCutTheDurableOnesAtOnce() throws {
+        let log = HeldLog()
+        defer { log.release() }
+        let fixture = try ServerFixture({ $0.historyBytes = self.budget }, log: log)
+        let (id, token) = try fixture.createSession()
+        let session = try XCTUnwrap(fixture.server.registry.lookup(id))
+        let request = "POST /sessions/\(id)/actions HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\nContent-Length: \(large.utf8.count)\r\n\r\n\(large)"
+        func postHeld() throws -> TestClient {
+            let poster = try fixture.client()
+            try poster.sendRaw(request)
+            XCTAssertEqual(log.appended.wait(timeout: .now() + 10), .success)
+            return poster
+        }
+        for _ in 1...9 {  // 19 KB: within the budget, nothing leaves
+            let poster = try postHeld()
+            log.release()
+            XCTAssertEqual(try poster.readResponse(method: "POST").status, 200)
+        }
+        XCTAssertEqual(session.lock.withLock { session.history.firstVersion }, 1)
+        let inFlight = try (1...12).map { _ in try postHeld() }
+        let (durableBytes, inFlightBytes) = session.lock.withLock { () -> (Int, Int) in
+            let durable = session.history.entries(0...session.durableVersion).reduce(0) { $0 + $1.weight }
+            return (durable, session.history.bytes - durable)
+        }
+        XCTAssertGreaterThan(inFlightBytes, budget, "the actions in flight alone pass the budget")
+        XCTAssertLessThanOrEqual(durableBytes, budget / 2 + 2_200, "cut down to a kept state (one every half budget)")
+        log.release()
+        for poster in inFlight { XCTAssertEqual(try poster.readResponse(method: "POST").status, 200) }
+    }
+
     /// A small `--history` does not make the journal snapshot at every action: each snapshot is a
     /// file written and synced, and one per action cost --fsync always thirty times its throughput.
     func testASmallHistoryDoesNotSnapshotEveryAction() throws {

@@ -154,10 +154,12 @@ extension Session {
         }
         keepStateIfDueLocked(from: first, to: last)
         // The window is cut once these versions are durable (`publishLocked`): nothing past the
-        // durable version can go before. Unless a state kept here pushed the window's base out of
-        // the kept states' budget: then at once, or until then (or for good, if the journal
-        // refuses these actions) the log would list versions no kept state reaches.
-        if keptStates.states.first?.version != oldestKept { trimHistoryLocked() }
+        // durable version can go before. Except at once when a state kept here pushed the window's
+        // base out of the kept states' budget (until the cut, or for good if the journal refuses
+        // these actions, the log would list versions no kept state reaches), and when the actions
+        // in flight pass the byte budget (the durable ones before them go down to a kept state,
+        // so the history holds about the larger of the two, not their sum).
+        if keptStates.states.first?.version != oldestKept || history.bytes > context.historyBytes { trimHistoryLocked() }
 
         let answer = submission.minimal ? minimalAnswer(changes) : fullAnswerLocked()
         var mark: RecordCoding.IdempotencyMark?
