@@ -136,21 +136,6 @@ final class StateRoutesTests: XCTestCase {
         }
     }
 
-    /// Asserts that the action log lists at least the last `history` versions and that every
-    /// version it lists can be read with `?version=`: the log and time travel show one window.
-    func assertLogAndTimeTravelAgree(_ client: TestClient, _ id: String, _ token: String, head: Int, history: Int,
-                                     fullWindow: Bool = true, file: StaticString = #filePath, line: UInt = #line) throws {
-        let log = try client.request("GET", "/sessions/\(id)/actions?limit=1000", headers: bearer(token))
-        let versions = (log.json["actions"] as? [[String: Any]] ?? []).compactMap { $0["version"] as? Int }
-        let oldest = try XCTUnwrap(versions.first, log.text, file: file, line: line)
-        XCTAssertEqual(versions, Array(oldest...head), file: file, line: line)
-        if fullWindow { XCTAssertLessThanOrEqual(oldest, head - history + 1, "the log holds --history versions", file: file, line: line) }
-        for version in (oldest - 1)...head {
-            let answer = try client.request("GET", "/sessions/\(id)/state?version=\(version)", headers: bearer(token))
-            XCTAssertEqual((answer.json["state"] as? [String: Any])?["count"] as? Int, version, answer.text, file: file, line: line)
-        }
-    }
-
     /// --history 30 keeps a state every 3 versions. The ring used to let go of the versions one
     /// at a time, so its oldest could be two past the newest kept state before it: listed by the
     /// log, but 404 to `?version=`, which replays from a kept state.

@@ -321,13 +321,15 @@ extension Session {
             guard let base = nearest else { return false }
             return base == version || base >= kept
         }
-        var durableState: (version: Int, bytes: [UInt8])?
+        var states: [(version: Int, bytes: [UInt8])] = []
         if !reachable(from: durableVersion, alsoFrom: nil) {
             let state = durableVersion == store.version ? currentStateLocked().bytes : try? rebuiltStore(at: durableVersion).encodeState()
-            if let state { durableState = (durableVersion, state) }
+            if let state { states.append((durableVersion, state)) }
         }
-        guard !reachable(from: store.version, alsoFrom: durableState?.version) else { return durableState.map { [$0] } ?? [] }
-        return (durableState.map { [$0] } ?? []) + [(store.version, currentStateLocked().bytes)]
+        if !reachable(from: store.version, alsoFrom: states.first?.version) {
+            states.append((store.version, currentStateLocked().bytes))
+        }
+        return states
     }
 
     /// A batch that passes `keepEvery` points before its last version keeps the states at those
@@ -389,8 +391,7 @@ extension Session {
         let windowStart = floor - context.history
         if first <= windowStart, let base = keptStates.nearest(atOrBefore: windowStart)?.version, base >= first {
             history.drop(through: base)
-        } else if keptStates.states.first?.version != first - 1,  // else the ring starts just after a kept state
-                  let base = keptStates.states.first(where: { $0.version >= first - 1 })?.version, base >= first, base <= floor {
+        } else if let base = keptStates.states.first(where: { $0.version >= first - 1 })?.version, base >= first, base <= floor {
             // The versions before `base` cannot be rebuilt: no kept state reaches them.
             history.drop(through: base)
         }
