@@ -28,6 +28,23 @@ final class JournalFaultTests: XCTestCase {
         XCTAssertEqual(j.recover().session("s")?.recordStrings, ["one", "two"])
     }
 
+    func testAFaultAimedAtOneFileFailsOnlyThatFile() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .always)
+        defer { j.close() }
+        _ = j.recover()
+        try j.createSession(id: "a", meta: [])
+        try j.createSession(id: "b", meta: [])
+        // The writer names a segment only when a fault asks which file it is.
+        j.injectFault(JournalFault(operation: .write, errno: EIO, file: "b.00000001.log"))
+        XCTAssertNoThrow(try appendSync(j, "a", [(1, "one")]).get(), "a fault aimed at another file")
+        guard case .failure(.io("write", let path, EIO)) = appendSync(j, "b", [(1, "one")]) else { return XCTFail("append must fail") }
+        XCTAssertTrue(path.hasSuffix("/b.00000001.log"), path)
+        j.injectFault(JournalFault(operation: .sync, errno: EIO, count: 1, file: "a.00000001.log"))
+        guard case .failure(.io("fdatasync", let syncPath, EIO)) = appendSync(j, "a", [(2, "two")]) else { return XCTFail("sync must fail") }
+        XCTAssertTrue(syncPath.hasSuffix("/a.00000001.log"), syncPath)
+    }
+
     func testFailedSyncIsUndoneSoTheRefusedRecordNeverReappears() throws {
         let dir = makeTempDirectory(self)
         do {

@@ -26,9 +26,12 @@ final class Disk: Sendable {
     }
 
     /// The errno an injected fault wants for `op` on the file `name`, consuming one use of a counted fault.
-    private func injected(_ op: JournalFault.Operation, name: String? = nil) -> Int32? {
+    /// `name` is built only for a fault aimed at one file: the names of the writer's hot path are
+    /// built on demand (a segment's name costs more than the rest of an append's bookkeeping).
+    private func injected(_ op: JournalFault.Operation, name: () -> String? = { nil }) -> Int32? {
         fault.withLock { f -> Int32? in
-            guard var current = f, current.operation == op, current.file == nil || current.file == name else { return nil }
+            guard var current = f, current.operation == op else { return nil }
+            if let file = current.file, file != name() { return nil }
             if let c = current.count {
                 if c <= 1 { f = nil } else { current.count = c - 1; f = current }
             }
@@ -56,8 +59,8 @@ final class Disk: Sendable {
     }
 
     /// Writes all of `bytes` at `offset`; a short write that cannot continue is an error.
-    func write(_ fd: Int32, _ bytes: [UInt8], at offset: Int, name: String) throws(JournalError) {
-        if let e = injected(.write, name: name) { throw .io(operation: "write", path: path(name), errno: e) }
+    func write(_ fd: Int32, _ bytes: [UInt8], at offset: Int, name: @autoclosure () -> String) throws(JournalError) {
+        if let e = injected(.write, name: { name() }) { throw .io(operation: "write", path: path(name()), errno: e) }
         var done = 0
         let failure: Int32? = bytes.withUnsafeBytes { raw -> Int32? in
             guard let base = raw.baseAddress else { return nil }
@@ -72,14 +75,14 @@ final class Disk: Sendable {
             }
             return nil
         }
-        if let e = failure { throw .io(operation: "write", path: path(name), errno: e) }
+        if let e = failure { throw .io(operation: "write", path: path(name()), errno: e) }
     }
 
-    func dataSync(_ fd: Int32, name: String) throws(JournalError) {
+    func dataSync(_ fd: Int32, name: @autoclosure () -> String) throws(JournalError) {
         passSyncGate()
-        if let e = injected(.sync, name: name) { throw .io(operation: "fdatasync", path: path(name), errno: e) }
+        if let e = injected(.sync, name: { name() }) { throw .io(operation: "fdatasync", path: path(name()), errno: e) }
         while fdatasync(fd) != 0 {
-            if errno != EINTR { throw .io(operation: "fdatasync", path: path(name), errno: errno) }
+            if errno != EINTR { throw .io(operation: "fdatasync", path: path(name()), errno: errno) }
         }
     }
 
@@ -97,8 +100,8 @@ final class Disk: Sendable {
         return unsafeBitCast(sym, to: (@convention(c) (Int32) -> Int32).self)
     }()
 
-    func truncate(_ fd: Int32, to size: Int, name: String) throws(JournalError) {
-        if ftruncate(fd, off_t(size)) != 0 { throw .io(operation: "ftruncate", path: path(name), errno: errno) }
+    func truncate(_ fd: Int32, to size: Int, name: @autoclosure () -> String) throws(JournalError) {
+        if ftruncate(fd, off_t(size)) != 0 { throw .io(operation: "ftruncate", path: path(name()), errno: errno) }
     }
 
     func rename(_ from: String, _ to: String) throws(JournalError) {
@@ -129,7 +132,7 @@ final class Disk: Sendable {
 
     /// The whole file in one read, or its first `limit` bytes.
     func readAll(_ name: String, limit: Int = .max) throws(JournalError) -> [UInt8] {
-        if let e = injected(.read, name: name) { throw .io(operation: "read", path: path(name), errno: e) }
+        if let e = injected(.read, name: { name }) { throw .io(operation: "read", path: path(name), errno: e) }
         let fd = open(path(name), O_RDONLY | O_CLOEXEC)
         if fd < 0 { throw .io(operation: "open", path: path(name), errno: errno) }
         defer { Glibc.close(fd) }

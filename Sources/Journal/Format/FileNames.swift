@@ -11,19 +11,22 @@ enum FileNames {
     static let lock = "LOCK"
 
     /// `[A-Za-z0-9_-]{1,64}`: nothing else can reach the file system.
+    /// Checked on every append: read from the string's contiguous bytes, not through its UTF-8 view
+    /// (which cost ~40 instructions a byte).
     static func isValidSessionID(_ id: String) -> Bool {
-        let utf8 = id.utf8
-        guard !utf8.isEmpty, utf8.count <= 64 else { return false }
-        for b in utf8 {
-            switch b {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
-                continue
-            default:
-                return false
+        var id = id
+        return id.withUTF8 { bytes in
+            guard !bytes.isEmpty, bytes.count <= 64 else { return false }
+            return bytes.allSatisfy { b in
+                switch b {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                     UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                    true
+                default:
+                    false
+                }
             }
         }
-        return true
     }
 
     static func segment(_ id: String, _ seq: Int) -> String {

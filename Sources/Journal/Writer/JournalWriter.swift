@@ -168,19 +168,21 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         processLock.lock()
         defer { processLock.unlock() }
         if finished { return false }
-        let ops = queue.withLock { q -> [Op] in
-            var taken = q.ops
-            q.ops = []
-            if leavingSnapshots, taken.contains(where: \.isSnapshot) {
+        // The queue and the group swap storage, so neither grows from empty again for every group
+        // (an array of 32 ops is a large allocation, which makes glibc consolidate its free lists).
+        var ops = Self.taken(&spareOps)
+        queue.withLock { q in
+            swap(&q.ops, &ops)
+            if leavingSnapshots, ops.contains(where: \.isSnapshot) {
                 // Moving a snapshot after later appends is safe: it only ever deletes segments
                 // whose every record is at or below its version, and rotation starts a new one.
-                q.ops = taken.filter(\.isSnapshot)
-                taken.removeAll(where: \.isSnapshot)
-                return taken
+                q.ops.append(contentsOf: ops.lazy.filter(\.isSnapshot))
+                ops.removeAll(where: \.isSnapshot)
+                return
             }
             q.signaled = false
-            return taken
         }
+        defer { spareOps = Self.emptied(&ops) }
         guard !ops.isEmpty else { return true }
         threadID.withLock { $0 = pthread_self() }
         defer { threadID.withLock { $0 = nil } }
@@ -199,11 +201,33 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         case signal(@Sendable () -> Void)
     }
 
+    /// Storage kept from one group for the next (see `processQueued`); touched under `processLock`.
+    private var spareOps: [Op] = []
+    private var spareTouched: [SessionState] = []
+    private var spareCompletions: [Pending] = []
+
+    /// `array`'s contents, leaving it empty (moved out, so the result is uniquely referenced).
+    private static func taken<T>(_ array: inout [T]) -> [T] {
+        var result: [T] = []
+        swap(&result, &array)
+        return result
+    }
+
+    /// `array` emptied and moved out, keeping its storage unless a burst made it large.
+    private static func emptied<T>(_ array: inout [T]) -> [T] {
+        array.removeAll(keepingCapacity: array.capacity <= 1_024)
+        return taken(&array)
+    }
+
     /// Processes one group; false after `close`.
     private func process(_ ops: [Op]) -> Bool {
         counters.groups += 1
-        var touched: [SessionState] = []
-        var completions: [Pending] = []
+        var touched = Self.taken(&spareTouched)
+        var completions = Self.taken(&spareCompletions)
+        defer {
+            spareTouched = Self.emptied(&touched)
+            spareCompletions = Self.emptied(&completions)
+        }
         var snapshots: [(SessionState, Int, [UInt8])] = []
         var flushWaiters: [@Sendable () -> Void] = []
         var statisticsWaiters: [@Sendable (JournalStatistics) -> Void] = []
@@ -317,7 +341,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
             }
         }
         for s in touched {
-            s.pending = []
+            // Kept for the session's next group, up to a size worth keeping per session.
+            s.pending.removeAll(keepingCapacity: s.pending.capacity <= 8 << 10)
             s.pendingLastVersion = nil
             s.groupError = nil
             s.createdInGroup = false

@@ -52,12 +52,12 @@ enum RecordCoding {
         out.append(journalFormat)
         out.append(record.source == .client ? 0 : 1)
         appendInteger(UInt64(bitPattern: record.at), to: &out)
-        appendBlob(Array(record.type.utf8), to: &out)
+        appendBlob(record.type.utf8, to: &out)
         appendOptionalJSON(record.payload, to: &out)
         appendOptionalJSON(record.meta, to: &out)
         if let mark {
             out.append(1)
-            appendBlob(Array(mark.key.utf8), to: &out)
+            appendBlob(mark.key.utf8, to: &out)
             out += mark.bodyHash.count == 32 ? mark.bodyHash : [UInt8](repeating: 0, count: 32)
             appendInteger(UInt64(bitPattern: Int64(mark.firstVersion)), to: &out)
             out.append(mark.minimal ? 1 : 0)
@@ -98,7 +98,7 @@ enum RecordCoding {
         for i in 0..<MemoryLayout<T>.size { out.append(UInt8(truncatingIfNeeded: value >> (i * 8))) }
     }
 
-    private static func appendBlob(_ bytes: [UInt8], to out: inout [UInt8]) {
+    private static func appendBlob(_ bytes: some Collection<UInt8>, to out: inout [UInt8]) {
         appendLength(UInt32(bytes.count), to: &out)
         out += bytes
     }
