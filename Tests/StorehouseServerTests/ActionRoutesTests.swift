@@ -148,6 +148,23 @@ final class ActionRoutesTests: XCTestCase {
         XCTAssertEqual(try version(), 1)
     }
 
+    /// Two Idempotency-Key lines are the key "A, B" (RFC 9110 §5.3), not a replay of "A": refused,
+    /// like a doubled Authorization, rather than cut to the first. The length counts bytes.
+    func testIdempotencyKeyGivenTwiceOrTooLongIsRefused() throws {
+        XCTAssertEqual(try post(#"{"type":"counter/incrTapped"}"#, headers: ["Idempotency-Key": "A"]).status, 200)
+        let body = #"{"type":"counter/incrTapped"}"#
+        try client.sendRaw("POST /sessions/\(id)/actions HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n"
+                           + "Idempotency-Key: A\r\nIdempotency-Key: B\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        let doubled = try client.readResponse(method: "POST")
+        XCTAssertEqual(doubled.status, 400, doubled.text)
+        XCTAssertEqual(doubled.json["type"] as? String, "/problems/invalid-header")
+        XCTAssertNil(doubled.header("Idempotent-Replayed"))
+        let long = try post(body, headers: ["Idempotency-Key": String(repeating: "k", count: 256)])
+        XCTAssertEqual(long.status, 400, long.text)
+        XCTAssertEqual(long.json["detail"] as? String, "Idempotency-Key must be 1 to 255 bytes")
+        XCTAssertEqual(try version(), 1, "nothing applied")
+    }
+
     /// API.md: a repeat "returns the first answer again without applying anything", and a refusal
     /// is an answer: a client retrying a 409 it never received must not have the action applied
     /// later, on a state where it would pass.

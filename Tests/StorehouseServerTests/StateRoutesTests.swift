@@ -286,6 +286,26 @@ final class StateRoutesTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)/actions?limit=0", headers: bearer(token)).status, 400)
     }
 
+    /// A `since` older than the kept history names the oldest `since` that is served, so a client
+    /// can page on from it and miss none of the actions that are kept.
+    func testActionLogTooOldNamesTheOldestSinceServed() throws {
+        let fixture = try ServerFixture { $0.history = 20 }
+        let (id, token) = try fixture.createSession()
+        let client = try fixture.client()
+        for _ in 0..<60 {
+            _ = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"counter/incrTapped"}"#)
+        }
+        let whole = try client.request("GET", "/sessions/\(id)/actions", headers: bearer(token))
+        let first = try XCTUnwrap((whole.json["actions"] as? [[String: Any]])?.first?["version"] as? Int, whole.text)
+        let gone = try client.request("GET", "/sessions/\(id)/actions?since=1", headers: bearer(token))
+        XCTAssertEqual(gone.status, 404, gone.text)
+        let oldest = try XCTUnwrap(gone.json["oldestVersion"] as? Int, gone.text)
+        XCTAssertEqual(oldest, first - 1)
+        let resumed = try client.request("GET", "/sessions/\(id)/actions?since=\(oldest)", headers: bearer(token))
+        XCTAssertEqual(resumed.status, 200, resumed.text)
+        XCTAssertEqual((resumed.json["actions"] as? [[String: Any]])?.first?["version"] as? Int, first)
+    }
+
     func testEffectActionsAreLoggedWithSourceEffect() throws {
         let fixture = try ServerFixture()
         let (id, token) = try fixture.createSession(#"{"kind":"login"}"#)

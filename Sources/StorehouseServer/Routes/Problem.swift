@@ -54,7 +54,7 @@ enum ProblemCatalog {
         "bad-request": ("Bad Request", "The request is not valid HTTP/1.1 (RFC 9112); the connection is closed after this answer."),
         "malformed-json": ("Malformed JSON", "The request body is not valid JSON (RFC 8259)."),
         "invalid-body": ("Invalid Body", "The body is JSON but not the shape this route takes."),
-        "invalid-header": ("Invalid Header", "A request header this route reads has a value it cannot use, e.g. an Idempotency-Key longer than 255 characters, or Authorization given more than once."),
+        "invalid-header": ("Invalid Header", "A request header this route reads has a value it cannot use, e.g. an Idempotency-Key longer than 255 bytes, or Authorization or Idempotency-Key given more than once."),
         "internal-error": ("Internal Error", "The server failed in a way it did not expect; nothing changed. The server log has the details."),
         "replay-failed": ("Replay Failed", "The state at that version could not be rebuilt from the kept history."),
         "invalid-query": ("Invalid Query Parameter", "A query parameter is not a value this route accepts."),

@@ -176,8 +176,13 @@ extension Router {
         }
         var idempotency: (key: String, bodyHash: [UInt8])?
         if let key = request.headers["Idempotency-Key"] {
+            // RFC 9110 §5.3: two field lines mean their values joined by a comma; a key that is
+            // two keys is refused, not cut to its first (the same rule as Authorization's).
+            guard request.headers.count("Idempotency-Key") == 1 else {
+                return exchange.send(Problem(400, "invalid-header", "Idempotency-Key is given more than once"))
+            }
             guard !key.isEmpty, key.utf8.count <= 255 else {
-                return exchange.send(Problem(400, "invalid-header", "Idempotency-Key must be 1 to 255 characters"))
+                return exchange.send(Problem(400, "invalid-header", "Idempotency-Key must be 1 to 255 bytes"))
             }
             idempotency = (key, SHA256.hash(request.body))
         }

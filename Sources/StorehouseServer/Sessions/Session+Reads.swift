@@ -40,8 +40,9 @@ extension Session {
         let oldest = history.firstVersion ?? head + 1
         let start = since ?? (oldest - 1)
         guard start >= oldest - 1 else {
-            throw Problem(404, "version-not-found", "actions after \(start) are no longer kept; the oldest kept is \(oldest)",
-                          extra: [("oldestVersion", .int(oldest))])
+            // The oldest `since` still served, so a client can page on from it.
+            throw Problem(404, "version-not-found", "actions after \(start) are no longer kept; the log starts after version \(oldest - 1)",
+                          extra: [("oldestVersion", .int(oldest - 1))])
         }
         guard start <= head else {
             throw Problem(404, "version-not-found", "version \(start) is ahead of the session (at \(head))",
