@@ -115,6 +115,41 @@ final class JournalRecoveryTests: XCTestCase {
         XCTAssertEqual(files(in: dir), [])
     }
 
+    /// `rotate` creates the next segment, then writes its meta record: a crash in between leaves
+    /// an empty file (or one of zeros). It must go, as a torn meta record does, or the appends
+    /// after the restart land behind no meta record and the next recovery fails the session.
+    func testANewSegmentWithNothingWrittenIsDropped() throws {
+        for content in [[], [UInt8](repeating: 0, count: 4096)] {
+            let dir = makeTempDirectory(self)
+            _ = try makeSession(dir, records: 3)
+            let next = dir + "/" + FileNames.segment("s", 2)
+            writeFile(next, content)
+            do {
+                let (j, r) = try reopen(dir)
+                XCTAssertTrue(r.failures.isEmpty, "\(r.failures)")
+                XCTAssertEqual(r.session("s")?.versions, [1, 2, 3])
+                XCTAssertFalse(FileManager.default.fileExists(atPath: next), "the empty segment is removed")
+                XCTAssertNoThrow(try appendSync(j, "s", [(4, "r4")]).get())
+                j.close()
+            }
+            let (j, r) = try reopen(dir)
+            XCTAssertTrue(r.failures.isEmpty, "\(r.failures)")
+            XCTAssertEqual(r.session("s")?.recordStrings, ["r1", "r2", "r3", "r4"])
+            j.close()
+        }
+    }
+
+    func testAnEmptySegmentBeforeTheNewestFailsTheSession() throws {
+        let dir = makeTempDirectory(self)
+        _ = try makeSession(dir, records: 1)
+        writeFile(dir + "/" + FileNames.segment("s", 2), [])
+        let third = readFile(dir + "/" + FileNames.segment("s", 1))
+        writeFile(dir + "/" + FileNames.segment("s", 3), third)
+        let (j, r) = try reopen(dir)
+        defer { j.close() }
+        XCTAssertEqual(r.failures.map(\.id), ["s"])
+    }
+
     func testSnapshotCompactsCoveredSegments() throws {
         let dir = makeTempDirectory(self)
         do {
