@@ -36,6 +36,47 @@ final class DurabilityTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state", headers: bearer("wrong")).status, 401)
     }
 
+    /// A refusal kept as a key's first answer survives a restart: journaled with the next action
+    /// (and, with `--history 20`, in the snapshots that compact it away), so a retry after the
+    /// restart is not applied on a state where it would now pass.
+    func testAKeptRefusalSurvivesARestart() throws {
+        for history in [10_000, 20] {
+            let directory = temporaryDirectory()
+            var id = "", token = ""
+            let save = #"{"type":"primeModal/saveFavoritePrimeTapped"}"#
+            var refusal = ""
+            do {
+                let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory; $0.history = history }
+                (id, token) = try fixture.createSession()
+                let client = try fixture.client()
+                let first = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token).merging(["Idempotency-Key": "fav"]) { $1 }, body: save)
+                XCTAssertEqual(first.status, 409, first.text)  // 0 is not prime
+                refusal = first.text
+                // 2 and 3,109 are prime: the same request would pass at the end. With --history 20,
+                // enough actions for two snapshots (one per 1,000), the second compacting the
+                // segment that held the record carrying the refusal.
+                for _ in 0..<(history == 20 ? 3_109 : 2) {
+                    _ = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"counter/incrTapped"}"#)
+                }
+                fixture.server.shutdown()
+            }
+            if history == 20 {
+                XCTAssertFalse(FileManager.default.fileExists(atPath: directory + "/\(id).00000001.log"), "compacted")
+            }
+            let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory; $0.history = history }
+            let client = try fixture.client()
+            let before = try XCTUnwrap(client.request("GET", "/sessions/\(id)/state", headers: bearer(token)).json["version"] as? Int)
+            let again = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token).merging(["Idempotency-Key": "fav"]) { $1 }, body: save)
+            XCTAssertEqual(again.status, 409, "history \(history): \(again.text)")
+            XCTAssertEqual(again.header("Idempotent-Replayed"), "true", "history \(history)")
+            XCTAssertEqual(again.text, refusal)
+            XCTAssertEqual(again.header("Content-Type"), "application/problem+json")
+            XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state", headers: bearer(token)).json["version"] as? Int, before, "nothing applied")
+            XCTAssertEqual(try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token).merging(["Idempotency-Key": "fav"]) { $1 },
+                                              body: #"{"type":"counter/incrTapped"}"#).status, 422, "the key stays bound to its body")
+        }
+    }
+
     func testADamagedSessionAnswersItsOwner503AndCanBeDeleted() throws {
         let directory = temporaryDirectory()
         var damaged = (id: "", token: ""), healthy = (id: "", token: "")

@@ -8,7 +8,7 @@ final class RecordCodingTests: XCTestCase {
         let record = ActionRecord(type: "tasks/rename", payload: .object(["id": .int(3), "title": .string("é/~")]),
                                   meta: .object(["trace": .string("x")]), at: 1_790_000_000_123, source: .effect)
         let mark = RecordCoding.IdempotencyMark(key: "key-1", bodyHash: SHA256.hash(Array("body".utf8)), firstVersion: 41, minimal: true)
-        let (decoded, decodedMark) = try RecordCoding.decodeJournalRecord(RecordCoding.journalRecord(record, mark: mark))
+        let (decoded, decodedMark, _) = try RecordCoding.decodeJournalRecord(RecordCoding.journalRecord(record, mark: mark))
         XCTAssertEqual(decoded, record)
         XCTAssertEqual(decodedMark?.key, "key-1")
         XCTAssertEqual(decodedMark?.bodyHash, mark.bodyHash)
@@ -18,9 +18,34 @@ final class RecordCodingTests: XCTestCase {
 
     func testRoundTripWithoutPayload() throws {
         let record = ActionRecord(type: "counter/incrTapped", at: 5, source: .client)
-        let (decoded, mark) = try RecordCoding.decodeJournalRecord(RecordCoding.journalRecord(record, mark: nil))
+        let bytes = RecordCoding.journalRecord(record, mark: nil)
+        let (decoded, mark, refusals) = try RecordCoding.decodeJournalRecord(bytes)
         XCTAssertEqual(decoded, record)
         XCTAssertNil(mark)
+        XCTAssertEqual(refusals, [])
+        // 1 format + 1 source + 8 at + 4 + 18 type + 4 payload + 4 meta + 1 mark flag: no refusal
+        // section, the bytes of the format before there were refusals.
+        XCTAssertEqual(bytes.count, 41)
+    }
+
+    func testRoundTripWithKeptRefusals() throws {
+        let record = ActionRecord(type: "counter/incrTapped", at: 5, source: .client)
+        let refusals = [RecordCoding.KeptRefusal(key: "k1", bodyHash: SHA256.hash(Array("a".utf8)), version: 3, minimal: false,
+                                                 createdAt: 1_790_000_000_000, status: 409, body: Array(#"{"type":"/problems/action-rejected"}"#.utf8)),
+                        RecordCoding.KeptRefusal(key: "k2", bodyHash: SHA256.hash(Array("b".utf8)), version: 4, minimal: true,
+                                                 createdAt: 7, status: 422, body: [])]
+        let mark = RecordCoding.IdempotencyMark(key: "k3", bodyHash: SHA256.hash(Array("c".utf8)), firstVersion: 5, minimal: false)
+        let bytes = RecordCoding.journalRecord(record, mark: mark, refusals: refusals)
+        let (decoded, decodedMark, decodedRefusals) = try RecordCoding.decodeJournalRecord(bytes)
+        XCTAssertEqual(decoded, record)
+        XCTAssertEqual(decodedMark?.key, "k3")
+        XCTAssertEqual(decodedRefusals, refusals)
+        // Cut right before the refusals it is a record without them (the journal's checksum is what
+        // tells a cut record); anywhere else, an error.
+        let withoutRefusals = RecordCoding.journalRecord(record, mark: mark).count
+        for length in 0..<bytes.count where length != withoutRefusals {
+            XCTAssertThrowsError(try RecordCoding.decodeJournalRecord(Array(bytes[..<length])), "length \(length)")
+        }
     }
 
     func testEveryTruncationIsAnErrorNotATrap() {

@@ -3,16 +3,29 @@ import HTTPEngine
 import XCTest
 
 final class SnapshotCodingTests: XCTestCase {
-    /// A kept refusal is in memory only: nothing about it is journaled, and written into a snapshot
-    /// it would come back after a restart as a success whose answer is rendered from history.
-    func testASnapshotCarriesTheKeysOfSuccessesNotOfRefusals() throws {
+    /// A snapshot keeps every key, and a kept refusal with its answer byte for byte (history cannot
+    /// render a refusal again): without it, a refused request retried after a restart was applied.
+    func testASnapshotCarriesTheKeysOfSuccessesAndRefusalsWithTheirAnswers() throws {
         var cache = IdempotencyCache()
         cache.insert("ok", .init(bodyHash: [1], firstVersion: 1, lastVersion: 1, minimal: false, createdAt: 10,
                                  response: HTTPResponse(status: 200), durable: true))
-        cache.insert("no", .init(bodyHash: [2], firstVersion: 1, lastVersion: 1, minimal: false, createdAt: 11,
-                                 response: HTTPResponse(status: 409), durable: true, refusal: true))
+        let problem = Problem(409, "action-rejected", "1 is not prime \"é\"").response()
+        cache.insert("no", .init(bodyHash: [2], firstVersion: 1, lastVersion: 1, minimal: true, createdAt: 11,
+                                 response: problem, durable: true, refusal: true))
+        cache.insert("later", .init(bodyHash: [3], firstVersion: 2, lastVersion: 2, minimal: false, createdAt: 12,
+                                    response: problem, durable: true, refusal: true))
         let decoded = try SnapshotCoding.decode(SnapshotCoding.encode(version: 1, state: Array("{}".utf8), updatedAt: 12, idempotency: cache))
-        XCTAssertEqual(decoded.idempotency.map(\.key), ["ok"])
-        XCTAssertEqual(decoded.idempotency.first?.entry.bodyHash, [1])
+        XCTAssertEqual(decoded.idempotency.map(\.key), ["ok", "no"], "a key decided after the snapshot's version is not in it")
+        let ok = try XCTUnwrap(decoded.idempotency.first?.entry)
+        XCTAssertFalse(ok.refusal)
+        XCTAssertNil(ok.response, "a success's answer is rendered again from history")
+        let refusal = try XCTUnwrap(decoded.idempotency.last?.entry)
+        XCTAssertTrue(refusal.refusal)
+        XCTAssertTrue(refusal.minimal)
+        XCTAssertEqual(refusal.bodyHash, [2])
+        XCTAssertEqual(refusal.createdAt, 11)
+        XCTAssertEqual(refusal.response?.status, 409)
+        XCTAssertEqual(refusal.response?.body, problem.body)
+        XCTAssertEqual(refusal.response?.headers["Content-Type"], "application/problem+json")
     }
 }

@@ -99,14 +99,19 @@ enum Recovery {
         for effect in store.interruptedEffects() { if let id = effect.id { replayedEffects[id] = effect } }
         var records: [ActionRecord] = []
         records.reserveCapacity(item.records.count)
-        var marks: [(version: Int, mark: RecordCoding.IdempotencyMark)] = []
+        // The keys the records set, in journal order: a request's mark, then the refusals kept before it.
+        var keys: [(key: String, entry: IdempotencyCache.Entry)] = []
         for (offset, record) in item.records.enumerated() {
             guard record.version == version + offset + 1 else {
                 throw RecoveryError(description: "record \(record.version) follows version \(version + offset)")
             }
-            let (action, mark) = try RecordCoding.decodeJournalRecord(record.bytes)
+            let (action, mark, refusals) = try RecordCoding.decodeJournalRecord(record.bytes)
             records.append(action)
-            if let mark { marks.append((record.version, mark)) }
+            if let mark {
+                keys.append((mark.key, .init(bodyHash: mark.bodyHash, firstVersion: mark.firstVersion, lastVersion: record.version,
+                                             minimal: mark.minimal, createdAt: action.at, response: nil, durable: true)))
+            }
+            for refusal in refusals { keys.append((refusal.key, IdempotencyCache.Entry(keptRefusal: refusal))) }
         }
         // Applied in runs that end at `keepEvery` points, whose states are kept as they would
         // have been live: without them, once the records outnumber `--history`, the window starts
@@ -132,11 +137,7 @@ enum Recovery {
             start = end
         }
         if let last = records.last { updatedAt = max(updatedAt, last.at) }
-        for (lastVersion, mark) in marks {
-            idempotency.insert(mark.key, .init(bodyHash: mark.bodyHash, firstVersion: mark.firstVersion, lastVersion: lastVersion,
-                                               minimal: mark.minimal, createdAt: records[lastVersion - version - 1].at,
-                                               response: nil, durable: true))
-        }
+        for (key, entry) in keys { idempotency.insert(key, entry) }
         let session = Session(id: meta.id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context)
         session.restore(changes: changes, baseVersion: version, baseState: state, keptAlong: keptAlong,
                         updatedAt: updatedAt, idempotency: idempotency, replayedEffects: replayedEffects)

@@ -3,19 +3,27 @@ import StoreCore
 /// The bytes of a session snapshot in the journal and of its metadata record.
 ///
 /// A snapshot carries the idempotency window with the state, so keys survive a
-/// restart even after the records that set them are compacted away.
+/// restart even after the records that set them are compacted away; a kept refusal
+/// carries its answer, which history cannot render again.
 enum SnapshotCoding {
     static func encode(version: Int, state: [UInt8], updatedAt: Int64, idempotency: IdempotencyCache) -> [UInt8] {
         var out: [UInt8] = []
         out += Array(#"{"version":\#(version),"updatedAt":\#(updatedAt),"idempotency":["#.utf8)
         var first = true
-        for (key, entry) in idempotency.entries.sorted(by: { $0.value.createdAt < $1.value.createdAt }) where entry.lastVersion <= version && !entry.refusal {
+        for (key, entry) in idempotency.entries.sorted(by: { $0.value.createdAt < $1.value.createdAt }) where entry.lastVersion <= version {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             out += Array(#"{"key":"#.utf8)
             out += JSONValue.string(key).encoded()
             out += Array(#","hash":""#.utf8) + Array(Secrets.hex(entry.bodyHash).utf8)
-            out += Array(#"","first":\#(entry.firstVersion),"last":\#(entry.lastVersion),"minimal":\#(entry.minimal),"createdAt":\#(entry.createdAt)}"#.utf8)
+            out += Array(#"","first":\#(entry.firstVersion),"last":\#(entry.lastVersion),"minimal":\#(entry.minimal),"createdAt":\#(entry.createdAt)"#.utf8)
+            if let refusal = entry.keptRefusal(key: key) {
+                // The problem document as a string: read back byte for byte.
+                out += Array(#","refusal":{"status":\#(refusal.status),"body":"#.utf8)
+                out += JSONValue.string(String(decoding: refusal.body, as: UTF8.self)).encoded()
+                out.append(UInt8(ascii: "}"))
+            }
+            out.append(UInt8(ascii: "}"))
         }
         out += Array(#"],"state":"#.utf8)
         out += state
@@ -40,6 +48,12 @@ enum SnapshotCoding {
                 guard case .object(let e) = item, case .string(let key)? = e["key"], case .string(let hash)? = e["hash"],
                       case .int(let first)? = e["first"], case .int(let last)? = e["last"],
                       case .bool(let minimal)? = e["minimal"], case .int(let createdAt)? = e["createdAt"] else { continue }
+                if case .object(let r)? = e["refusal"] {
+                    guard case .int(let status)? = r["status"], case .string(let body)? = r["body"] else { continue }
+                    entries.append((key, IdempotencyCache.Entry(keptRefusal: .init(key: key, bodyHash: hexBytes(hash), version: first, minimal: minimal,
+                                                                                  createdAt: Int64(createdAt), status: status, body: Array(body.utf8)))))
+                    continue
+                }
                 entries.append((key, IdempotencyCache.Entry(bodyHash: hexBytes(hash), firstVersion: first, lastVersion: last,
                                                             minimal: minimal, createdAt: Int64(createdAt), response: nil, durable: true)))
             }

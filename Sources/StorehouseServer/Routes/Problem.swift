@@ -44,6 +44,14 @@ struct Problem: Error, Sendable {
         for (name, value) in headers { h.add(name, value) }
         return HTTPResponse(status: status, headers: h, body: out)
     }
+
+    /// A problem document kept as its bytes (a refusal kept for an Idempotency-Key, read back
+    /// after a restart): one with no headers but its Content-Type.
+    static func storedResponse(status: Int, body: [UInt8]) -> HTTPResponse {
+        var h = HTTPHeaders()
+        h.add("Content-Type", "application/problem+json")
+        return HTTPResponse(status: status, headers: h, body: body)
+    }
 }
 
 /// Titles and the short explanations served at `GET /problems/{slug}`.

@@ -23,12 +23,13 @@ struct IdempotencyCache {
         var response: HTTPResponse?
         var durable: Bool
         var waiters: [@Sendable (HTTPResponse) -> Void] = []
-        /// The first answer was a refusal decided by applying the actions: kept in memory only, as
-        /// nothing about it is journaled, and never let go, as it cannot be rendered again from
-        /// history. Outside the budget: a kept refusal is at most `maxRefusalBytes`.
+        /// The first answer was a refusal decided by applying the actions. It is journaled on the
+        /// next action's record and in snapshots (`RecordCoding.KeptRefusal`), and never let go,
+        /// as it cannot be rendered again from history. Outside the budget: a kept refusal is at
+        /// most `maxRefusalBytes`.
         var refusal = false
 
-        /// What the entry counts against `answerBudget`.
+        /// What the entry counts against `answerBytes`.
         var answerBytes: Int { refusal ? 0 : response?.body.count ?? 0 }
     }
 
@@ -134,5 +135,20 @@ struct IdempotencyCache {
         if answered.count > 2 * capacity {
             answered.removeAll { insertions[$0.key] != $0.insertion || entries[$0.key]?.response == nil }
         }
+    }
+}
+
+extension IdempotencyCache.Entry {
+    /// A refusal read back from the journal or a snapshot.
+    init(keptRefusal r: RecordCoding.KeptRefusal) {
+        self.init(bodyHash: r.bodyHash, firstVersion: r.version, lastVersion: r.version, minimal: r.minimal, createdAt: r.createdAt,
+                  response: Problem.storedResponse(status: r.status, body: r.body), durable: true, refusal: true)
+    }
+
+    /// This entry as a journaled refusal; nil unless it is a kept refusal.
+    func keptRefusal(key: String) -> RecordCoding.KeptRefusal? {
+        guard refusal, let response else { return nil }
+        return .init(key: key, bodyHash: bodyHash, version: firstVersion, minimal: minimal, createdAt: createdAt,
+                     status: response.status, body: response.body)
     }
 }

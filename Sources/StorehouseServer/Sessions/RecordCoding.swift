@@ -40,13 +40,32 @@ enum RecordCoding {
         let minimal: Bool
     }
 
-    /// A journal record: the action, and on a request's last action its idempotency mark.
+    /// A refusal kept as an Idempotency-Key's first answer (`IdempotencyCache.Entry.refusal`). It
+    /// changes no version, so it rides in the journal on the next action's record: if none
+    /// becomes durable before a crash, the state after the restart is the one it was decided on,
+    /// where the same request is refused the same way again.
+    struct KeptRefusal: Sendable, Equatable {
+        let key: String
+        let bodyHash: [UInt8]
+        /// The version the refusal was decided on.
+        let version: Int
+        let minimal: Bool
+        let createdAt: Int64
+        let status: Int
+        /// The problem document (its only header is its Content-Type).
+        let body: [UInt8]
+    }
+
+    /// A journal record: the action; on a request's last action its idempotency mark, then the
+    /// refusals kept since the previous record (none on most records: nothing is written then).
     ///
     /// Binary, little-endian, so replay parses JSON only for a payload or meta that exists:
     /// `u8 format=1, u8 source, i64 at, u32 len + type, u32 len + payload JSON (0xFFFFFFFF: none),
-    /// u32 len + meta JSON (same), u8 mark?, [u32 len + key, 32-byte body hash, i64 first version, u8 minimal]`.
+    /// u32 len + meta JSON (same), u8 mark?, [u32 len + key, 32-byte body hash, i64 first version, u8 minimal]`,
+    /// then, only when there are refusals, `u32 count` and each `u32 len + key, 32-byte body hash,
+    /// i64 version, u8 minimal, i64 created at, u16 status, u32 len + problem JSON`.
     /// The journal frames and checksums it; these bytes are the server's alone.
-    static func journalRecord(_ record: ActionRecord, mark: IdempotencyMark?) -> [UInt8] {
+    static func journalRecord(_ record: ActionRecord, mark: IdempotencyMark?, refusals: [KeptRefusal] = []) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(32 + record.type.utf8.count)
         out.append(journalFormat)
@@ -64,13 +83,24 @@ enum RecordCoding {
         } else {
             out.append(0)
         }
+        guard !refusals.isEmpty else { return out }
+        appendLength(UInt32(refusals.count), to: &out)
+        for refusal in refusals {
+            appendBlob(refusal.key.utf8, to: &out)
+            out += refusal.bodyHash.count == 32 ? refusal.bodyHash : [UInt8](repeating: 0, count: 32)
+            appendInteger(UInt64(bitPattern: Int64(refusal.version)), to: &out)
+            out.append(refusal.minimal ? 1 : 0)
+            appendInteger(UInt64(bitPattern: refusal.createdAt), to: &out)
+            appendLittleEndian(UInt16(clamping: refusal.status), to: &out)
+            appendBlob(refusal.body, to: &out)
+        }
         return out
     }
 
     struct DecodeError: Error, CustomStringConvertible { let description: String }
 
     /// Reads a journal record back.
-    static func decodeJournalRecord(_ bytes: [UInt8]) throws -> (ActionRecord, IdempotencyMark?) {
+    static func decodeJournalRecord(_ bytes: [UInt8]) throws -> (ActionRecord, IdempotencyMark?, [KeptRefusal]) {
         var reader = ByteReader(bytes: bytes)
         guard try reader.byte() == journalFormat else { throw DecodeError(description: "unknown record format") }
         let source: ActionSource = try reader.byte() == 0 ? .client : .effect
@@ -85,7 +115,21 @@ enum RecordCoding {
             let first = Int(Int64(bitPattern: try reader.integer()))
             mark = IdempotencyMark(key: key, bodyHash: hash, firstVersion: first, minimal: try reader.byte() == 1)
         }
-        return (ActionRecord(type: type, payload: payload, meta: meta, at: at, source: source), mark)
+        var refusals: [KeptRefusal] = []
+        if !reader.isAtEnd {
+            let count = Int(try reader.length())
+            for _ in 0..<count {
+                let key = try reader.string()
+                let hash = try reader.take(32)
+                let version = Int(Int64(bitPattern: try reader.integer()))
+                let minimal = try reader.byte() == 1
+                let createdAt = Int64(bitPattern: try reader.integer())
+                let status = Int(try reader.status())
+                refusals.append(KeptRefusal(key: key, bodyHash: hash, version: version, minimal: minimal, createdAt: createdAt,
+                                            status: status, body: try reader.take(Int(try reader.length()))))
+            }
+        }
+        return (ActionRecord(type: type, payload: payload, meta: meta, at: at, source: source), mark, refusals)
     }
 
     private static let journalFormat: UInt8 = 1
@@ -131,6 +175,8 @@ enum RecordCoding {
 
         mutating func integer() throws -> UInt64 { try littleEndian() }
         mutating func length() throws -> UInt32 { try littleEndian() }
+        mutating func status() throws -> UInt16 { try littleEndian() }
+        var isAtEnd: Bool { offset == bytes.count }
 
         private mutating func littleEndian<T: FixedWidthInteger>() throws -> T {
             let size = MemoryLayout<T>.size

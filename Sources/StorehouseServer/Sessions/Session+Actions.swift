@@ -29,6 +29,8 @@ struct PendingAppend: Sendable {
     let source: ActionSource
     let at: Int64
     let reply: @Sendable (HTTPResponse) -> Void
+    /// The kept refusals its last record carries to the journal.
+    var carriedRefusals: [String] = []
 }
 
 extension Session {
@@ -79,7 +81,26 @@ extension Session {
         let now = context.now()
         idempotency.insert(idem.key, .init(bodyHash: idem.bodyHash, firstVersion: decidedOn, lastVersion: decidedOn, minimal: submission.minimal,
                                            createdAt: now, response: refusal, durable: durable, refusal: true))
+        if !context.log.completesInline {
+            refusalsToJournal.append(idem.key)
+            // Keys past the cache's capacity are evicted; their names need not wait either.
+            if refusalsToJournal.count > idempotency.capacity { refusalsToJournal.removeFirst(refusalsToJournal.count - idempotency.capacity) }
+        }
         return true
+    }
+
+    /// The kept refusals the next record carries: those still kept as refusals, up to 64 KiB (the
+    /// rest go with the records after it). They leave `refusalsToJournal` once that record is durable.
+    private func refusalsToCarryLocked() -> (keys: [String], refusals: [RecordCoding.KeptRefusal]) {
+        var keys: [String] = [], refusals: [RecordCoding.KeptRefusal] = [], bytes = 0
+        for key in refusalsToJournal {
+            guard let refusal = idempotency.entries[key]?.keptRefusal(key: key) else { continue }
+            bytes += key.utf8.count + refusal.body.count + 64
+            if bytes > 64 << 10, !refusals.isEmpty { break }
+            keys.append(key)
+            refusals.append(refusal)
+        }
+        return (keys, refusals)
     }
 
     /// Marks a kept refusal durable once the head it was decided on is; returns its waiting repeats.
@@ -168,7 +189,7 @@ extension Session {
             idempotency.insert(idem.key, .init(bodyHash: idem.bodyHash, firstVersion: first, lastVersion: last,
                                                minimal: submission.minimal, createdAt: now, response: answer, durable: false))
         }
-        let pending = PendingAppend(first: first, last: last, outputs: changes.flatMap { change in change.outputs.map { (change.version, $0) } },
+        var pending = PendingAppend(first: first, last: last, outputs: changes.flatMap { change in change.outputs.map { (change.version, $0) } },
                                     idempotencyKey: mark?.key, answer: answer, effects: effects,
                                     source: records[0].source, at: lastActionAt, reply: reply)
 
@@ -178,13 +199,16 @@ extension Session {
             finish(pending, waiters: waiters)
             return
         }
+        let carried = refusalsToJournal.isEmpty ? (keys: [], refusals: []) : refusalsToCarryLocked()
+        pending.carriedRefusals = carried.keys
         let journalRecords = changes.enumerated().map { index, change in
-            (version: change.version,
-             bytes: RecordCoding.journalRecord(change.action, mark: index == changes.count - 1 ? mark : nil))
+            let isLast = index == changes.count - 1
+            return (version: change.version,
+                    bytes: RecordCoding.journalRecord(change.action, mark: isLast ? mark : nil, refusals: isLast ? carried.refusals : []))
         }
         let appendEpoch = epoch
         appendsInFlight += 1
-        context.log.append(sessionID: id, records: journalRecords) { [self] result in
+        context.log.append(sessionID: id, records: journalRecords) { [self, pending] result in
             appendCompleted(result, epoch: appendEpoch, pending)
         }
         lock.unlock()
@@ -215,6 +239,7 @@ extension Session {
         }
         switch result {
         case .success:
+            if !pending.carriedRefusals.isEmpty { refusalsToJournal.removeAll(where: pending.carriedRefusals.contains) }
             let waiters = becameDurableLocked(pending)
             let reads = takeDurableReadsLocked()
             if let snapshot = journalSnapshotDueLocked() {

@@ -52,6 +52,9 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// `durableVersion` (a rollback that could not rebuild it) will not become durable.
     var appendsInFlight = 0
     var idempotency: IdempotencyCache
+    /// Keys of refusals kept since the last durable record, oldest first: the next journaled
+    /// action carries them (`RecordCoding.KeptRefusal`). Empty in memory.
+    var refusalsToJournal: [String] = []
     var deleted = false
     /// The head's `{"version":N,"state":…}` answer, built once per version: a full POST answer
     /// and every GET of the state share it. Cleared by a rollback, which reuses version numbers.
