@@ -86,3 +86,41 @@ extension RobustnessTests {
         }
     }
 }
+
+import Synchronization
+
+extension RobustnessTests {
+    private final class Counter: Sendable {
+        let value = Mutex(0)
+        func add() { value.withLock { $0 += 1 } }
+        var current: Int { value.withLock { $0 } }
+    }
+
+    /// A client that pipelines requests and never reads its answers: the server stops taking them
+    /// once the unsent answers pass `EventLoop.outboundHighWater` (before, it answered every one and
+    /// held them all: hundreds of MB from a few MB of requests), and goes on once they are read.
+    func testPipelinedRequestsWaitWhileTheirAnswersPileUp() throws {
+        let body = [UInt8](repeating: 0x61, count: 64 << 10)
+        let handled = Counter()
+        let server = try startServer({ $0.ioThreads = 1 }, handler: { _, responder in
+            handled.add()
+            responder.respond(HTTPResponse(status: 200, body: body))
+        })
+        defer { server.shutdown(); server.waitUntilStopped() }
+        let client = try RawClient(port: server.port, timeoutSeconds: 10)
+        var small: Int32 = 16 << 10
+        setsockopt(client.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        let count = 400
+        client.send(String(repeating: "GET /x HTTP/1.1\r\nHost: t\r\n\r\n", count: count))
+        // What the kernel's buffers take (a few MB: ~70 answers of 64 KiB) plus the mark, not all 400.
+        XCTAssertFalse(waitUntil(seconds: 1) { handled.current == count }, "every request was answered into memory")
+        XCTAssertLessThan(handled.current, count / 2)
+        for i in 0..<count {
+            let answer = client.readResponse()
+            XCTAssertEqual(answer?.status, 200, "answer \(i)")
+            XCTAssertEqual(answer?.body.count, body.count, "answer \(i)")
+            if answer == nil { break }
+        }
+        XCTAssertEqual(handled.current, count)
+    }
+}

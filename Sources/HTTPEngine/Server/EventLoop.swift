@@ -259,8 +259,14 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
 
     // MARK: reading
 
+    /// Answers queued for a connection beyond which its pipelined requests wait: a client that
+    /// sends and never reads must not make the server hold answers without limit (RFC 9112
+    /// §9.3.2 lets a server answer pipelined requests, not queue them for ever).
+    static let outboundHighWater = 256 << 10
+
     private func canProcess(_ c: Connection) -> Bool {
         !c.awaiting && c.stream == nil && !c.closeAfterFlush && !c.lingering && !c.closed
+            && c.outbound.byteCount < Self.outboundHighWater
     }
 
     private func onReadable(_ c: Connection) {
@@ -577,7 +583,9 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
 
     private func updateInterest(_ c: Connection) {
         var want: UInt32 = 0
-        if !c.readClosed && !(c.awaiting && c.inbound.count >= inboundCap) { want |= Epoll.IN }
+        // A connection that cannot take its next request now reads on only up to `inboundCap`.
+        let waiting = c.awaiting || c.outbound.byteCount >= Self.outboundHighWater
+        if !c.readClosed && !(waiting && c.inbound.count >= inboundCap) { want |= Epoll.IN }
         if !c.outbound.isEmpty { want |= Epoll.OUT }
         guard want != c.registeredEvents else { return }
         c.registeredEvents = want
