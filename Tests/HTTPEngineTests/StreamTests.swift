@@ -34,9 +34,30 @@ final class StreamTests: XCTestCase {
         client.send("GET /s HTTP/1.1\r\nHost: t\r\n\r\n")
         let r = try XCTUnwrap(client.readResponse())
         XCTAssertEqual(r.header("Transfer-Encoding"), "chunked")
+        XCTAssertNil(r.header("Connection"), "the connection stays open after the stream")
         XCTAssertEqual(r.text, (0..<5).map { "event \($0)\n\n" }.joined())
         client.send("GET /next HTTP/1.1\r\nHost: t\r\n\r\n")
         XCTAssertEqual(client.readResponse()?.text, "path=/next")
+    }
+
+    /// RFC 9112 §9.6: the last answer on a connection says "close"; a stream asked for with
+    /// `Connection: close` is that answer, chunked or not, and HEAD's too.
+    func testAStreamThatEndsTheConnectionSaysClose() throws {
+        let s = try startServer(handler: { _, responder in
+            let stream = responder.startStream(status: 200, headers: [:])
+            stream.write(Array("abc".utf8))
+            stream.finish()
+        })
+        server = s
+        for method in ["GET", "HEAD"] {
+            let client = try RawClient(port: s.port)
+            client.send("\(method) / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            let r = try XCTUnwrap(client.readResponse(head: method == "HEAD"), method)
+            XCTAssertEqual(r.header("Transfer-Encoding"), "chunked", method)
+            XCTAssertEqual(r.header("Connection"), "close", method)
+            XCTAssertEqual(r.text, method == "HEAD" ? "" : "abc", method)
+            XCTAssertTrue(client.isClosedByPeer(), method)
+        }
     }
 
     func testHTTP10StreamIsCloseDelimited() throws {

@@ -391,10 +391,11 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         }
         c.awaiting = false
         let chunked = !c.currentIsHTTP10
-        encoder.encodeStreamHead(status: status, headers: headers, chunked: chunked, into: &c.outbound)
+        let close = !c.currentKeepAlive || shutdownDeadline != nil
+        encoder.encodeStreamHead(status: status, headers: headers, chunked: chunked, close: close, into: &c.outbound)
         if c.currentIsHead {
             stream.closeFromLoop()
-            if !chunked || !c.currentKeepAlive { c.closeAfterFlush = true }
+            if !chunked || close { c.closeAfterFlush = true }
         } else {
             c.stream = stream
             c.streamCloses = !chunked || !c.currentKeepAlive
