@@ -46,6 +46,12 @@ final class ParserTests: XCTestCase {
         ])
     }
 
+    func testHostValuesThatAreURIHostAndPort() {
+        for host in ["h", "example.com:8080", "127.0.0.1:1", "[::1]", "[::1]:80", "[v1.x]", "ex%41mple", "a_b-c~d", "h:", ""] {
+            XCTAssertEqual(drive("GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n"), [.request(method: "GET", target: "/", body: "", keepAlive: true)], host)
+        }
+    }
+
     func testRefusals() {
         let cases: [(String, Int)] = [
             ("GET  / HTTP/1.1\r\nHost: h\r\n\r\n", 400),                                  // two spaces
@@ -69,6 +75,15 @@ final class ParserTests: XCTestCase {
             ("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", 400),
             ("GET / HTTP/1.1\r\n\r\n", 400),                                              // no Host
             ("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
+            // RFC 9112 §3.2: a Host that is not uri-host [":" port].
+            ("GET / HTTP/1.1\r\nHost: a b\r\n\r\n", 400),
+            ("GET / HTTP/1.1\r\nHost: x/y?z\r\n\r\n", 400),
+            ("GET / HTTP/1.1\r\nHost: [::1\r\n\r\n", 400),
+            ("GET / HTTP/1.1\r\nHost: [::1]x\r\n\r\n", 400),
+            ("GET / HTTP/1.1\r\nHost: h:8o\r\n\r\n", 400),
+            ("GET / HTTP/1.1\r\nHost: a:1:2\r\n\r\n", 400),
+            ("GET / HTTP/1.1\r\nHost: h%4\r\n\r\n", 400),
+            ("GET / HTTP/1.1\r\nHost: user@h\r\n\r\n", 400),
             ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 2000000\r\n\r\n", 413),
             ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999999999999999999\r\n\r\n", 413),
         ]

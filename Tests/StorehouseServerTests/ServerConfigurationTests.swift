@@ -86,4 +86,12 @@ final class ServerConfigurationTests: XCTestCase {
         let fixture = try ServerFixture()
         XCTAssertEqual(HealthCheck.run(host: "127.0.0.1", port: fixture.port), 0)
     }
+
+    /// The server refuses a Host that is not uri-host [":" port] (RFC 9112 §3.2): an IPv6 address
+    /// must go in brackets, or a server on ::1 would look unhealthy.
+    func testHealthcheckOfAServerOnIPv6() throws {
+        let fixture: ServerFixture
+        do { fixture = try ServerFixture { $0.host = "::1" } } catch { throw XCTSkip("no IPv6 loopback here: \(error)") }
+        XCTAssertEqual(HealthCheck.run(host: "::1", port: fixture.port), 0)
+    }
 }

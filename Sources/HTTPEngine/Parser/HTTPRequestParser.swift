@@ -301,6 +301,8 @@ public struct HTTPRequestParser: Sendable {
         switch name.count {
         case 4 where Self.equalsLowercase(name, "host"):
             hostCount += 1
+            // RFC 9112 §3.2: a Host whose value is not `uri-host [":" port]` is answered 400.
+            if !Self.isValidHost(value) { return .badRequest("invalid Host") }
         case 6 where Self.equalsLowercase(name, "expect"):
             // RFC 9110 §10.1.1: an HTTP/1.0 request's 100-continue expectation MUST be ignored.
             if version == .http1_1 && Self.equalsLowercase(value, "100-continue") { expectContinue = true }
@@ -434,6 +436,51 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// Compares bytes with a lowercase ASCII literal, ignoring case.
+    /// `Host = uri-host [ ":" port ]` (RFC 9110 §7.2, RFC 3986 §3.2.2), or empty (a target with no
+    /// authority). An IP literal is checked for its brackets and its characters, not parsed.
+    static func isValidHost(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+        var hostEnd = value.count
+        var i = 0
+        if value.first == UInt8(ascii: "[") {
+            guard let close = value.firstIndex(of: UInt8(ascii: "]")) else { return false }
+            // IPv6address / IPvFuture: hex digits, ':', '.', and IPvFuture's 'v' and its
+            // unreserved / sub-delims.
+            for b in value[1..<close] where !(isRegNameByte(b) || b == UInt8(ascii: ":")) || b == UInt8(ascii: "%") { return false }
+            i = close + 1
+            hostEnd = i
+            guard i == value.count || value[i] == UInt8(ascii: ":") else { return false }
+        } else {
+            while i < value.count, value[i] != UInt8(ascii: ":") {
+                let b = value[i]
+                if b == UInt8(ascii: "%") {
+                    // pct-encoded = "%" HEXDIG HEXDIG
+                    guard i + 2 < value.count, ASCII.hexValue(value[i + 1]) != nil, ASCII.hexValue(value[i + 2]) != nil else { return false }
+                    i += 3
+                    continue
+                }
+                guard isRegNameByte(b) else { return false }
+                i += 1
+            }
+            hostEnd = i
+        }
+        guard hostEnd < value.count else { return true }
+        // port = *DIGIT
+        return value[(hostEnd + 1)...].allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
+
+    /// unreserved / sub-delims (RFC 3986 §2.2, §2.3).
+    private static func isRegNameByte(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"),
+             UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
+             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
+            return true
+        default:
+            return false
+        }
+    }
+
     static func equalsLowercase(_ bytes: UnsafeBufferPointer<UInt8>, _ lower: StaticString) -> Bool {
         guard bytes.count == lower.utf8CodeUnitCount else { return false }
         let l = lower.utf8Start

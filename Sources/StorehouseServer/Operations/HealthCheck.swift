@@ -26,7 +26,9 @@ public enum HealthCheck {
             print("healthcheck: cannot connect to \(target):\(port)")
             return 1
         }
-        let request = Array("GET /healthz HTTP/1.1\r\nHost: \(target)\r\nConnection: close\r\n\r\n".utf8)
+        // An IPv6 address goes in brackets in a Host field (RFC 3986 §3.2.2), which the server checks.
+        let authority = target.contains(":") ? "[\(target)]" : target
+        let request = Array("GET /healthz HTTP/1.1\r\nHost: \(authority)\r\nConnection: close\r\n\r\n".utf8)
         guard send(fd, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else { return 1 }
         var buffer = [UInt8](repeating: 0, count: 512)
         let n = recv(fd, &buffer, buffer.count, 0)
