@@ -77,6 +77,64 @@ final class DurabilityTests: XCTestCase {
         }
     }
 
+    /// Every kept refusal rides on the next record, however many there are: that record changes
+    /// the state they were decided on (a cap left the rest for records that may never come).
+    func testEveryKeptRefusalRidesOnTheNextRecord() throws {
+        let directory = temporaryDirectory()
+        var id = "", token = ""
+        let save = #"{"type":"primeModal/saveFavoritePrimeTapped"}"#
+        func key(_ i: Int) -> String { String(format: "%03d", i) + String(repeating: "k", count: 252) }
+        do {
+            let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory; $0.fsync = .never }
+            (id, token) = try fixture.createSession()
+            let client = try fixture.client()
+            _ = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"counter/incrTapped"}"#)
+            for i in 0..<300 {
+                let refused = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token).merging(["Idempotency-Key": key(i)]) { $1 }, body: save)
+                XCTAssertEqual(refused.status, 409, refused.text)  // 1 is not prime
+            }
+            _ = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"counter/incrTapped"}"#)  // 2 is
+            fixture.server.shutdown()
+        }
+        let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory; $0.fsync = .never }
+        let client = try fixture.client()
+        for i in [0, 150, 299] {
+            let again = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token).merging(["Idempotency-Key": key(i)]) { $1 }, body: save)
+            XCTAssertEqual(again.status, 409, "key \(i): \(again.text)")
+            XCTAssertEqual(again.header("Idempotent-Replayed"), "true", "key \(i)")
+        }
+    }
+
+    /// Recovery rebuilds the keys in the order they were set live, which decides what the cache
+    /// (1,000 keys) evicts: a record's refusals before its request's mark. The other way round, a
+    /// restart brought back an evicted refusal and evicted a live key, whose request was applied again.
+    func testRecoveryEvictsTheKeysLiveEvicted() throws {
+        let directory = temporaryDirectory()
+        var id = "", token = ""
+        let save = #"{"type":"primeModal/saveFavoritePrimeTapped"}"#
+        let incr = #"{"type":"counter/incrTapped"}"#
+        func post(_ client: TestClient, _ body: String, key: String) throws -> TestResponse {
+            try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token).merging(["Idempotency-Key": key]) { $1 }, body: body)
+        }
+        do {
+            let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory; $0.fsync = .never }
+            (id, token) = try fixture.createSession()
+            let client = try fixture.client()
+            XCTAssertEqual(try post(client, save, key: "R").status, 409)  // kept first
+            XCTAssertEqual(try post(client, incr, key: "M").status, 200)  // its record carries R
+            for i in 0..<999 { XCTAssertEqual(try post(client, incr, key: "k\(i)").status, 200) }
+            // R, the oldest of 1,001 keys, was evicted; M is kept.
+            XCTAssertEqual(try post(client, incr, key: "M").header("Idempotent-Replayed"), "true")
+            fixture.server.shutdown()
+        }
+        let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory; $0.fsync = .never }
+        let client = try fixture.client()
+        let m = try post(client, incr, key: "M")
+        XCTAssertEqual(m.header("Idempotent-Replayed"), "true", m.text)
+        XCTAssertEqual(m.json["version"] as? Int, 1)
+        XCTAssertNil(try post(client, save, key: "R").header("Idempotent-Replayed"), "R was evicted before the restart")
+    }
+
     func testADamagedSessionAnswersItsOwner503AndCanBeDeleted() throws {
         let directory = temporaryDirectory()
         var damaged = (id: "", token: ""), healthy = (id: "", token: "")

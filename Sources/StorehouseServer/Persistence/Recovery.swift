@@ -99,7 +99,9 @@ enum Recovery {
         for effect in store.interruptedEffects() { if let id = effect.id { replayedEffects[id] = effect } }
         var records: [ActionRecord] = []
         records.reserveCapacity(item.records.count)
-        // The keys the records set, in journal order: a request's mark, then the refusals kept before it.
+        // The keys the records set, in the order they were set live (the cache evicts by it): the
+        // refusals a record carries were kept before its request's mark. A refusal two appends in
+        // flight both carried, or a snapshot and a record, is the same entry: it keeps its first place.
         var keys: [(key: String, entry: IdempotencyCache.Entry)] = []
         for (offset, record) in item.records.enumerated() {
             guard record.version == version + offset + 1 else {
@@ -107,11 +109,11 @@ enum Recovery {
             }
             let (action, mark, refusals) = try RecordCoding.decodeJournalRecord(record.bytes)
             records.append(action)
+            for refusal in refusals { keys.append((refusal.key, IdempotencyCache.Entry(keptRefusal: refusal))) }
             if let mark {
                 keys.append((mark.key, .init(bodyHash: mark.bodyHash, firstVersion: mark.firstVersion, lastVersion: record.version,
                                              minimal: mark.minimal, createdAt: action.at, response: nil, durable: true)))
             }
-            for refusal in refusals { keys.append((refusal.key, IdempotencyCache.Entry(keptRefusal: refusal))) }
         }
         // Applied in runs that end at `keepEvery` points, whose states are kept as they would
         // have been live: without them, once the records outnumber `--history`, the window starts
@@ -137,7 +139,11 @@ enum Recovery {
             start = end
         }
         if let last = records.last { updatedAt = max(updatedAt, last.at) }
-        for (key, entry) in keys { idempotency.insert(key, entry) }
+        for (key, entry) in keys {
+            if entry.refusal, let kept = idempotency.entries[key], kept.refusal,
+               kept.firstVersion == entry.firstVersion, kept.createdAt == entry.createdAt { continue }
+            idempotency.insert(key, entry)
+        }
         let session = Session(id: meta.id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context)
         session.restore(changes: changes, baseVersion: version, baseState: state, keptAlong: keptAlong,
                         updatedAt: updatedAt, idempotency: idempotency, replayedEffects: replayedEffects)

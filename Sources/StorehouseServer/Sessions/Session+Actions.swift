@@ -89,17 +89,18 @@ extension Session {
         return true
     }
 
-    /// The kept refusals the next record carries: those still kept as refusals, up to 64 KiB (the
-    /// rest go with the records after it). They leave `refusalsToJournal` once that record is durable.
+    /// The kept refusals the next record carries: every one still kept as a refusal. All of them,
+    /// as that record changes the state they were decided on (at most the cache's 1,000 keys of
+    /// 4 KiB). They leave `refusalsToJournal` once that record is durable.
     private func refusalsToCarryLocked() -> (keys: [String], refusals: [RecordCoding.KeptRefusal]) {
-        var keys: [String] = [], refusals: [RecordCoding.KeptRefusal] = [], bytes = 0
+        var keys: [String] = [], refusals: [RecordCoding.KeptRefusal] = []
         for key in refusalsToJournal {
             guard let refusal = idempotency.entries[key]?.keptRefusal(key: key) else { continue }
-            bytes += key.utf8.count + refusal.body.count + 64
-            if bytes > 64 << 10, !refusals.isEmpty { break }
             keys.append(key)
             refusals.append(refusal)
         }
+        // Keys no longer kept as refusals (evicted, rolled back, used again) need not wait.
+        if keys.count < refusalsToJournal.count { refusalsToJournal = keys }
         return (keys, refusals)
     }
 
