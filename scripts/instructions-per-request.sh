@@ -4,7 +4,9 @@
 # to the request path can be compared on this shared machine where req/s moves ±20% between runs.
 #
 # WORKLOAD: post (POST counter/incrTapped, the default), get (GET state), post-never (POST under
-# --fsync never on a fresh data directory). For each, runs the release build under
+# --fsync never on a fresh data directory), post-always-c64 (POST under --fsync always from wrk's 64
+# connections, so the journal's groups, its writer thread and the loops' hand-offs are counted as
+# they run under load: two wrk runs of SHORT and LONG seconds, default 4 and 12, differenced). For each, runs the release build under
 # `valgrind --tool=callgrind` twice, with FEW (default 2000) and MANY (default 12000) requests sent one
 # after another on one keep-alive connection, and prints (Ir(MANY) - Ir(FEW)) / (MANY - FEW): start-up,
 # session creation and shutdown cancel out. SERVER=path measures another binary (e.g. an older
@@ -18,6 +20,9 @@ WORKLOADS=("$@")
 [ $# -eq 0 ] && WORKLOADS=(post)
 command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
 command -v curl >/dev/null || { apt-get update -qq && apt-get install -y -qq curl >/dev/null; }
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
+SHORT="${SHORT:-4}"
+LONG="${LONG:-12}"
 if [ -z "${SERVER:-}" ]; then
   (cd "$ROOT" && swift build -c release --product storehouse) >&2
   SERVER="$ROOT/.build/release/storehouse"
@@ -57,7 +62,28 @@ EOF
 }
 
 echo "# instructions-per-request $(date -u +%FT%TZ) $("$SERVER" --version 2>/dev/null || echo storehouse) $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null) FEW=$FEW MANY=$MANY"
+# under_wrk SECONDS: "Ir requests" of one --fsync always server run under wrk -t2 -c64 for SECONDS.
+under_wrk() {
+  local seconds=$1 port out created n
+  port=$(free_port); out="$WORK/callgrind.wrk.$seconds"
+  valgrind --tool=callgrind --callgrind-out-file="$out" "$SERVER" --data-dir "$WORK/data.wrk.$seconds" --fsync always \
+    --port "$port" --access-log false >/dev/null 2>"$WORK/valgrind.log" & PID=$!
+  for _ in $(seq 600); do curl -sf -o /dev/null "http://127.0.0.1:$port/readyz" && break; sleep 0.1; done
+  created=$(curl -s -X POST -d '{"kind":"counter"}' "http://127.0.0.1:$port/sessions")
+  n=$(SESSION_ID=$(echo "$created" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])') \
+      TOKEN=$(echo "$created" | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])') \
+      BENCH_LUA_DIR="$ROOT/../shared/bench/lua" \
+      wrk -t2 -c64 -d"${seconds}s" -s "$ROOT/../shared/bench/lua/action.lua" "http://127.0.0.1:$port" | awk '/requests in/ {print $1}')
+  kill -TERM "$PID"; wait "$PID" 2>/dev/null || true; PID=""
+  echo "$(awk '/^(summary|totals):/ {print $2; exit}' "$out") $n"
+}
+
 for w in "${WORKLOADS[@]}"; do
+  if [ "$w" = post-always-c64 ]; then
+    read -r ir1 n1 < <(under_wrk "$SHORT"); read -r ir2 n2 < <(under_wrk "$LONG")
+    echo "RESULT workload=$w instructions_per_request=$(( (ir2 - ir1) / (n2 - n1) )) requests=$n1/$n2"
+    continue
+  fi
   few=$(instructions "$w" "$FEW"); many=$(instructions "$w" "$MANY")
   python3 -c "import sys; f,m,a,b=map(int,sys.argv[1:5]); print('RESULT workload=%s instructions_per_request=%d' % (sys.argv[5], (m-f)/(b-a)))" \
     "$few" "$many" "$FEW" "$MANY" "$w"

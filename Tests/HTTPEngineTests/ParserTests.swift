@@ -46,6 +46,13 @@ final class ParserTests: XCTestCase {
         ])
     }
 
+    func testRegNameBytesAreUnreservedAndSubDelims() {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=".utf8)
+        for b in UInt8.min...UInt8.max {
+            XCTAssertEqual(HTTPRequestParser.isRegNameByte(b), allowed.contains(b), "byte \(b)")
+        }
+    }
+
     func testHostValuesThatAreURIHostAndPort() {
         for host in ["h", "example.com:8080", "127.0.0.1:1", "[::1]", "[::1]:80", "[v1.x]", "ex%41mple", "a_b-c~d", "h:", ""] {
             XCTAssertEqual(drive("GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n"), [.request(method: "GET", target: "/", body: "", keepAlive: true)], host)

@@ -4,7 +4,9 @@ final class Connection {
     var parser: HTTPRequestParser
     /// Bytes read but not consumed by the parser (a partial line, or pipelined requests waiting).
     var inbound: [UInt8] = []
-    var outbound = OutboundQueue()
+    /// Unchecked for overlapping access: read on every pass of the request path (`canProcess`),
+    /// only ever on the owning loop's thread, and no access to it calls out while it is open.
+    @exclusivity(unchecked) var outbound = OutboundQueue()
     var timer: ConnectionTimer
     /// Incremented per dispatched request; a late answer for an older one is ignored.
     var sequence: UInt64 = 0
