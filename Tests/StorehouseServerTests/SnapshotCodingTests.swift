@@ -3,6 +3,19 @@ import HTTPEngine
 import XCTest
 
 final class SnapshotCodingTests: XCTestCase {
+    /// Keys come back in the order the cache evicts them, also those set in the same millisecond
+    /// (sorted by time they came back in a dictionary's order: a restart then evicted live keys).
+    func testASnapshotKeepsTheKeysInEvictionOrder() throws {
+        var cache = IdempotencyCache()
+        let keys = (0..<60).map { "k\($0)" }
+        for (i, key) in keys.enumerated() {
+            cache.insert(key, .init(bodyHash: [1], firstVersion: i + 1, lastVersion: i + 1, minimal: false, createdAt: 10,
+                                    response: nil, durable: true))
+        }
+        let decoded = try SnapshotCoding.decode(SnapshotCoding.encode(version: 60, state: Array("{}".utf8), updatedAt: 12, idempotency: cache))
+        XCTAssertEqual(decoded.idempotency.map(\.key), keys)
+    }
+
     /// A snapshot keeps every key, and a kept refusal with its answer byte for byte (history cannot
     /// render a refusal again): without it, a refused request retried after a restart was applied.
     func testASnapshotCarriesTheKeysOfSuccessesAndRefusalsWithTheirAnswers() throws {

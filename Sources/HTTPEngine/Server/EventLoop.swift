@@ -398,7 +398,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             if !chunked || close { c.closeAfterFlush = true }
         } else {
             c.stream = stream
-            c.streamCloses = !chunked || !c.currentKeepAlive
+            c.streamCloses = !chunked || close
             if shutdownDeadline != nil { stream.signalShutdown() }
         }
         if !c.processing { service(c) }

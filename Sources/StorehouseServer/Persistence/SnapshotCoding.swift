@@ -10,7 +10,9 @@ enum SnapshotCoding {
         var out: [UInt8] = []
         out += Array(#"{"version":\#(version),"updatedAt":\#(updatedAt),"idempotency":["#.utf8)
         var first = true
-        for (key, entry) in idempotency.entries.sorted(by: { $0.value.createdAt < $1.value.createdAt }) where entry.lastVersion <= version {
+        // In eviction order: sorted by time, keys set in the same millisecond came back in the
+        // dictionary's order, and a restart evicted other keys than the live cache had.
+        for (key, entry) in idempotency.entriesInOrder where entry.lastVersion <= version {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             out += Array(#"{"key":"#.utf8)

@@ -60,6 +60,12 @@ struct IdempotencyCache {
         self.answerBudget = answerBudget
     }
 
+    /// The entries oldest first, in the order the cache evicts them (a snapshot writes them so, and
+    /// recovery inserts them back in it).
+    var entriesInOrder: [(key: String, entry: Entry)] {
+        order.compactMap { key in entries[key].map { (key, $0) } }
+    }
+
     func lookup(_ key: String, now: Int64) -> Entry? {
         guard let entry = entries[key], now - entry.createdAt < lifetime else { return nil }
         return entry
