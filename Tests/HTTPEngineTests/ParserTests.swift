@@ -46,6 +46,10 @@ final class ParserTests: XCTestCase {
         ])
     }
 
+    func testAsteriskFormIsForOPTIONS() {
+        XCTAssertEqual(drive("OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n"), [.request(method: "OPTIONS", target: "*", body: "", keepAlive: true)])
+    }
+
     func testRegNameBytesAreUnreservedAndSubDelims() {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=".utf8)
         for b in UInt8.min...UInt8.max {
@@ -88,6 +92,7 @@ final class ParserTests: XCTestCase {
             ("GET / HTTP/1.1\r\nHost: [::1\r\n\r\n", 400),
             ("GET / HTTP/1.1\r\nHost: [::1]x\r\n\r\n", 400),
             ("GET / HTTP/1.1\r\nHost: h:8o\r\n\r\n", 400),
+            ("GET * HTTP/1.1\r\nHost: h\r\n\r\n", 400),                                  // asterisk-form: OPTIONS only
             ("GET / HTTP/1.1\r\nHost: a:1:2\r\n\r\n", 400),
             ("GET / HTTP/1.1\r\nHost: h%4\r\n\r\n", 400),
             ("GET / HTTP/1.1\r\nHost: user@h\r\n\r\n", 400),

@@ -250,6 +250,8 @@ public struct HTTPRequestParser: Sendable {
         if !isOrigin && !isAsterisk && !Self.looksAbsolute(t) { return .badRequest("unsupported request-target form") }
         let methodBytes = UnsafeBufferPointer(rebasing: line[0..<sp1])
         method = Self.knownMethod(methodBytes) ?? String(decoding: methodBytes, as: UTF8.self)
+        // RFC 9112 §3.2.4: the asterisk-form is only for a server-wide OPTIONS.
+        if isAsterisk && method != "OPTIONS" { return .badRequest("'*' is a request-target only for OPTIONS") }
         target = String(decoding: t, as: UTF8.self)
         return nil
     }
