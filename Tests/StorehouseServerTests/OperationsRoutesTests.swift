@@ -167,7 +167,7 @@ final class ProblemCatalogTests: XCTestCase {
     /// the engine's own refusals carry the title their `/problems/{slug}` page gives.
     func testTheEnginesRefusalsUseTheCatalogTitles() {
         for error in [HTTPParseError.badRequest(""), .requestTimeout(""), .bodyTooLarge(""), .uriTooLong(""),
-                      .headersTooLarge(""), .versionNotSupported(""), .tooManyConnections("")] {
+                      .headersTooLarge(""), .versionNotSupported(""), .notImplemented(""), .tooManyConnections("")] {
             XCTAssertEqual(error.title, ProblemCatalog.entries[error.slug]?.title, error.slug)
         }
     }

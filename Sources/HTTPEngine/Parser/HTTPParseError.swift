@@ -33,6 +33,9 @@ public struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertibl
     public static func versionNotSupported(_ detail: String) -> HTTPParseError {
         HTTPParseError(status: 505, slug: "http-version-not-supported", title: "HTTP Version Not Supported", detail: detail)
     }
+    public static func notImplemented(_ detail: String) -> HTTPParseError {
+        HTTPParseError(status: 501, slug: "not-implemented", title: "Not Implemented", detail: detail)
+    }
     public static func tooManyConnections(_ detail: String) -> HTTPParseError {
         HTTPParseError(status: 503, slug: "too-many-connections", title: "Too Many Connections", detail: detail)
     }

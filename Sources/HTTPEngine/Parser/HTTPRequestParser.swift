@@ -352,7 +352,10 @@ public struct HTTPRequestParser: Sendable {
             // RFC 9112 §6.1: Transfer-Encoding in 1.0 means faulty framing; with Content-Length it is smuggling-shaped (§6.3 (3)).
             if version == .http1_0 { return .failure(.badRequest("Transfer-Encoding in an HTTP/1.0 request")) }
             if contentLength != nil { return .failure(.badRequest("both Content-Length and Transfer-Encoding")) }
-            guard transferCodings == 1 && transferChunked else { return .failure(.badRequest("only the chunked transfer coding is accepted")) }
+            // RFC 9112 §6.3 (4): a request whose final coding is not chunked has no knowable length
+            // (400); §6.1: codings before it that the server does not know are 501.
+            guard transferChunked else { return .failure(.badRequest("the final transfer coding is not chunked")) }
+            guard transferCodings == 1 else { return .failure(.notImplemented("only the chunked transfer coding is understood")) }
             state = .chunkSize
             hasBody = true
         } else if let length = contentLength, length > 0 {
