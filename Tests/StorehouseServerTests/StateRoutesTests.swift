@@ -284,6 +284,10 @@ final class StateRoutesTests: XCTestCase {
         XCTAssertEqual((last.json["actions"] as? [Any])?.count, 2)
         XCTAssertTrue(last.json["next"] is NSNull)
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)/actions?limit=0", headers: bearer(token)).status, 400)
+        // An integer past Int64 is refused with a message that says why.
+        let huge = try client.request("GET", "/sessions/\(id)/actions?limit=99999999999999999999", headers: bearer(token))
+        XCTAssertEqual(huge.status, 400)
+        XCTAssertEqual(huge.json["detail"] as? String, "limit must be an integer from 1 to 9223372036854775807, got '99999999999999999999'")
     }
 
     /// A `since` older than the kept history names the oldest `since` that is served, so a client

@@ -59,7 +59,7 @@ extension Router {
         var version: Int?
         if let text = query.first(where: { $0.name == "version" })?.value {
             guard let parsed = Self.decimal(text) else {
-                return exchange.send(Problem(400, "invalid-query", "version must be a non-negative integer, got '\(text)'"))
+                return exchange.send(Problem(400, "invalid-query", "version must be an integer from 0 to \(Int.max), got '\(text)'"))
             }
             version = parsed
         }
@@ -144,13 +144,13 @@ extension Router {
         var limit = 100
         if let text = query.first(where: { $0.name == "since" })?.value {
             guard let value = Self.decimal(text) else {
-                return exchange.send(Problem(400, "invalid-query", "since must be a non-negative integer, got '\(text)'"))
+                return exchange.send(Problem(400, "invalid-query", "since must be an integer from 0 to \(Int.max), got '\(text)'"))
             }
             since = value
         }
         if let text = query.first(where: { $0.name == "limit" })?.value {
             guard let value = Self.decimal(text), value >= 1 else {
-                return exchange.send(Problem(400, "invalid-query", "limit must be an integer of at least 1, got '\(text)'"))
+                return exchange.send(Problem(400, "invalid-query", "limit must be an integer from 1 to \(Int.max), got '\(text)'"))
             }
             limit = min(value, 1_000)
         }
@@ -259,7 +259,7 @@ extension Router {
         var resumeAfter: Int?
         if let text = request.queryItems().first(where: { $0.name == "since" })?.value {
             guard let value = Self.decimal(text) else {
-                return exchange.send(Problem(400, "invalid-query", "since must be a non-negative integer, got '\(text)'"))
+                return exchange.send(Problem(400, "invalid-query", "since must be an integer from 0 to \(Int.max), got '\(text)'"))
             }
             resumeAfter = value
         }
