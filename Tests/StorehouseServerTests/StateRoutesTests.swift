@@ -95,9 +95,7 @@ final class StateRoutesTests: XCTestCase {
         let fixture = try ServerFixture { $0.history = 30 }
         let (id, token) = try fixture.createSession()
         let client = try fixture.client()
-        for _ in 0..<50 {
-            _ = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"counter/incrTapped"}"#)
-        }
+        try client.incrementCounter(id, token, times: 50)
         let past = try client.request("GET", "/sessions/\(id)/state?version=37", headers: bearer(token))
         XCTAssertEqual(past.status, 200, past.text)
         XCTAssertEqual(past.json["version"] as? Int, 37)
@@ -296,9 +294,7 @@ final class StateRoutesTests: XCTestCase {
         let fixture = try ServerFixture { $0.history = 20 }
         let (id, token) = try fixture.createSession()
         let client = try fixture.client()
-        for _ in 0..<60 {
-            _ = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"counter/incrTapped"}"#)
-        }
+        try client.incrementCounter(id, token, times: 60)
         let whole = try client.request("GET", "/sessions/\(id)/actions", headers: bearer(token))
         let first = try XCTUnwrap((whole.json["actions"] as? [[String: Any]])?.first?["version"] as? Int, whole.text)
         let gone = try client.request("GET", "/sessions/\(id)/actions?since=1", headers: bearer(token))

@@ -42,3 +42,13 @@ func temporaryDirectory(_ name: String = #function) -> String {
     try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }
+
+extension TestClient {
+    /// POSTs `counter/incrTapped` to session `id` `times` times, each expected to succeed.
+    func incrementCounter(_ id: String, _ token: String, times: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+        for _ in 0..<times {
+            let answer = try request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"counter/incrTapped"}"#)
+            XCTAssertEqual(answer.status, 200, answer.text, file: file, line: line)
+        }
+    }
+}
