@@ -59,7 +59,7 @@ enum ProblemCatalog {
     static let entries: [String: (title: String, explanation: String)] = [
         "not-found": ("Not Found", "No resource is served at this path."),
         "method-not-allowed": ("Method Not Allowed", "The resource exists but does not accept this method; the Allow header lists the ones it does."),
-        "not-implemented": ("Not Implemented", "The server does not know this request method (RFC 9110 §15.6.2); it serves GET, HEAD, POST, DELETE and OPTIONS."),
+        "not-implemented": ("Not Implemented", "The request uses a transfer coding the server does not know (RFC 9112 §6.1); only chunked is understood. The connection is closed after this answer."),
         "bad-request": ("Bad Request", "The request is not valid HTTP/1.1 (RFC 9112); the connection is closed after this answer."),
         "malformed-json": ("Malformed JSON", "The request body is not valid JSON (RFC 8259)."),
         "invalid-body": ("Invalid Body", "The body is JSON but not the shape this route takes."),
