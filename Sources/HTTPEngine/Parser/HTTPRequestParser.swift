@@ -440,7 +440,6 @@ public struct HTTPRequestParser: Sendable {
         return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
     }
 
-    /// Compares bytes with a lowercase ASCII literal, ignoring case.
     /// `Host = uri-host [ ":" port ]` (RFC 9110 §7.2, RFC 3986 §3.2.2), or empty (a target with no
     /// authority). An IP literal is checked for its brackets and its characters, not parsed.
     static func isValidHost(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -480,6 +479,7 @@ public struct HTTPRequestParser: Sendable {
         b < 64 ? (0x2bff_7fd2_0000_0000 as UInt64) >> b & 1 == 1 : b < 128 && (0x47ff_fffe_87ff_fffe as UInt64) >> (b - 64) & 1 == 1
     }
 
+    /// Compares bytes with a lowercase ASCII literal, ignoring case.
     static func equalsLowercase(_ bytes: UnsafeBufferPointer<UInt8>, _ lower: StaticString) -> Bool {
         guard bytes.count == lower.utf8CodeUnitCount else { return false }
         let l = lower.utf8Start

@@ -75,8 +75,7 @@ struct ResponseEncoder {
     }
 
     /// The head of a streaming response: chunked in 1.1, close-delimited in 1.0 (RFC 9112 §6.3 (8)).
-    /// A streamed answer's head: chunked (HTTP/1.1) or delimited by the close (HTTP/1.0). With
-    /// `close`, a chunked stream says the connection ends with it (RFC 9112 §9.6: the server
+    /// With `close`, a chunked stream says the connection ends with it (RFC 9112 §9.6: the server
     /// SHOULD send "close" in the last response it sends on the connection).
     func encodeStreamHead(status: Int, headers: HTTPHeaders, chunked: Bool, close: Bool = false, into segments: inout OutboundQueue) {
         var head: [UInt8] = []
