@@ -137,9 +137,9 @@ struct SessionRecovery {
             infos[index].maxVersion = segMax
             switch end {
             case .clean(0):
-                // Empty or zeros only, not even a meta record: `rotate` (or a creation) made the file and a crash came
-                // before its first write reached the disk. Kept, appends would follow no meta record
-                // and the next recovery would find the segment corrupt.
+                // Empty or zeros only, not even a meta record: `rotate` (or a creation) made the
+                // file and a crash came before its first write reached the disk. Kept, appends
+                // would follow no meta record and the next recovery would find the segment corrupt.
                 guard isLast else { return failed("\(name): a segment with no records that is not the newest") }
                 stats.tornTails += 1
                 repairs.append(.unlink(name))
