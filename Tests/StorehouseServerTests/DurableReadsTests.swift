@@ -79,6 +79,29 @@ final class DurableReadsTests: XCTestCase {
         return (request, poster)
     }
 
+    /// A disk that stalls holds the write, but a read of the head is answered 503 once parked past
+    /// the deadline rather than hanging with it; a refusal decided on that head waits on.
+    func testAReadParkedPastTheDeadlineIs503AndARefusalWaitsOn() throws {
+        log.release()
+        log = HeldLog()
+        fixture = try ServerFixture({ $0.durableReadDeadlineMillis = 300 }, log: log)
+        (id, token) = try fixture.createSession()
+        session = try XCTUnwrap(fixture.server.registry.lookup(id))
+        let poster = try postHeld()
+        let reader = try parkedGet("/sessions/\(id)/state")
+        let stale = try parkedStalePost()
+        let late = try reader.readResponse()
+        XCTAssertEqual(late.status, 503, late.text)
+        XCTAssertEqual(late.json["type"] as? String, "/problems/journal-unavailable")
+        XCTAssertEqual(late.header("Retry-After"), "1")
+        XCTAssertEqual(session.lock.withLock { session.parkedReads.count }, 1, "the refusal is still parked")
+        XCTAssertFalse(stale.hasUnreadBytes())
+        log.release()
+        XCTAssertEqual(try poster.readResponse().status, 200)
+        XCTAssertEqual(try stale.readResponse().status, 412)
+        XCTAssertEqual(try reader.request("GET", "/sessions/\(id)/state", headers: bearer(token)).json["version"] as? Int, 1)
+    }
+
     func testAReadOfTheHeadIsAnsweredOnceTheHeadIsDurable() throws {
         let poster = try postHeld()
         let state = try parkedGet("/sessions/\(id)/state")

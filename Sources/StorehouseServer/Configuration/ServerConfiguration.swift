@@ -31,6 +31,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Subscribers from which a session publishes off the thread that made a change durable (no
     /// flag, as above): below it the hop would cost more than the writes.
     var fanOutInlineLimit = 256
+    /// Milliseconds a read of the head waits for it to be durable before it is answered 503 (no
+    /// flag: a stalled disk must not hold a GET for ever; tests shorten it).
+    var durableReadDeadlineMillis: Int64 = 10_000
 
     public init() {}
 }

@@ -5,6 +5,9 @@ struct ParkedRead {
     let answer: @Sendable () -> Void
     /// Reads again: the version was rolled back, and its number will name another action.
     let again: @Sendable () -> Void
+    /// When a read of the head was parked, and its answer once parked past the deadline; nil
+    /// for a refusal, which waits on (an Idempotency-Key may keep it).
+    var expiry: (parkedAt: Int64, answer: @Sendable () -> Void)?
 }
 
 extension Session {
@@ -40,8 +43,32 @@ extension Session {
             lock.unlock()
             return exchange.send(Self.stuckHead)
         }
-        parkedReads.append(ParkedRead(version: version, answer: answer, again: { [self] in answerWhenDurable(exchange, read) }))
+        parkedReads.append(ParkedRead(version: version, answer: answer, again: { [self] in answerWhenDurable(exchange, read) },
+                                      expiry: (context.now(), { exchange.send(Self.notDurableInTime) })))
         lock.unlock()
+    }
+
+    /// The answer to a read whose head did not become durable within the deadline.
+    static var notDurableInTime: Problem {
+        Problem(503, "journal-unavailable", "the session's newest actions are not durable yet (the disk is slow); nothing was read",
+                headers: [("Retry-After", "1")])
+    }
+
+    /// Answers 503 to the reads parked past `durableReadDeadlineMillis`: a disk that stalls holds
+    /// the writes (their answers mean durable), but a read need not hang with them. The actions
+    /// stay in flight; a later read gets them once durable. Called every second by the registry.
+    func expireParkedReads(now: Int64) {
+        lock.lock()
+        guard !parkedReads.isEmpty else { return lock.unlock() }
+        let deadline = context.durableReadDeadlineMillis
+        var expired: [@Sendable () -> Void] = []
+        parkedReads.removeAll { read in
+            guard let expiry = read.expiry, now - expiry.parkedAt >= deadline else { return false }
+            expired.append(expiry.answer)
+            return true
+        }
+        lock.unlock()
+        expired.forEach { $0() }
     }
 
     /// `body`'s reading of the head, under the lock, when the head is durable; nil when it is not

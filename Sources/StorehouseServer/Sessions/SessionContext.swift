@@ -23,6 +23,8 @@ struct SessionContext: Sendable {
     /// A session with this many subscribers publishes on `fanOutQueue`, not on the thread that
     /// made the change durable.
     let fanOutInlineLimit: Int
+    /// How long a read of the head waits for it to be durable (`Session.expireParkedReads`).
+    let durableReadDeadlineMillis: Int64
     let fanOutQueue: DispatchQueue
     let log: any SessionLog
     let metrics: Metrics
@@ -44,6 +46,7 @@ struct SessionContext: Sendable {
         snapshotBytes = configuration.historyBytes
         idempotencyAnswerBudget = configuration.idempotencyAnswerBudget
         fanOutInlineLimit = configuration.fanOutInlineLimit
+        durableReadDeadlineMillis = configuration.durableReadDeadlineMillis
         self.fanOutQueue = fanOutQueue
         self.log = log
         self.metrics = metrics

@@ -91,7 +91,10 @@ final class SessionRegistry: Sendable {
         timer.setEventHandler { [weak self] in
             guard let self else { return }
             let now = context.now()
-            for session in all { session.sendHeartbeats(now: now, interval: interval) }
+            for session in all {
+                session.sendHeartbeats(now: now, interval: interval)
+                session.expireParkedReads(now: now)
+            }
         }
         timer.resume()
         return timer
