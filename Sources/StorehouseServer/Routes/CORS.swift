@@ -36,8 +36,9 @@ enum CORS {
     static func optionsAnswer(for request: HTTPRequest, allow: String) -> HTTPResponse {
         var headers = HTTPHeaders()
         headers.add("Allow", allow)
+        // Access-Control-Allow-Origin comes with every answer to a request with Origin
+        // (`Exchange.send`); added here too, browsers read "*, *" and refuse the preflight.
         if request.headers["Origin"] != nil, request.headers["Access-Control-Request-Method"] != nil {
-            headers.add("Access-Control-Allow-Origin", "*")
             headers.add("Access-Control-Allow-Methods", allow)
             headers.add("Access-Control-Allow-Headers", allowedHeaders)
             headers.add("Access-Control-Max-Age", maxAge)
