@@ -48,6 +48,8 @@ public struct HTTPRequestParser: Sendable {
     var contentLength: Int?
     var transferCodings = 0
     var transferChunked = false
+    /// How many of the codings are `chunked` (RFC 9112 §7.1: applied once at most).
+    var chunkedCodings = 0
     var connectionClose = false
     var connectionKeepAlive = false
     var expectContinue = false
@@ -334,8 +336,10 @@ public struct HTTPRequestParser: Sendable {
             Self.forEachListElement(value) { coding in
                 transferCodings += 1
                 transferChunked = Self.equalsLowercase(coding, "chunked")
+                if transferChunked { chunkedCodings += 1 }
             }
-            if value.isEmpty { transferCodings += 1 }
+            // An empty value names no coding: malformed framing, as a final one not chunked is.
+            if value.isEmpty { transferCodings += 1; transferChunked = false }
         default:
             break
         }
@@ -355,6 +359,7 @@ public struct HTTPRequestParser: Sendable {
             // RFC 9112 §6.3 (4): a request whose final coding is not chunked has no knowable length
             // (400); §6.1: codings before it that the server does not know are 501.
             guard transferChunked else { return .failure(.badRequest("the final transfer coding is not chunked")) }
+            guard chunkedCodings == 1 else { return .failure(.badRequest("chunked is applied more than once")) }
             guard transferCodings == 1 else { return .failure(.notImplemented("only the chunked transfer coding is understood")) }
             state = .chunkSize
             hasBody = true
@@ -425,6 +430,7 @@ public struct HTTPRequestParser: Sendable {
         contentLength = nil
         transferCodings = 0
         transferChunked = false
+        chunkedCodings = 0
         connectionClose = false
         connectionKeepAlive = false
         expectContinue = false
