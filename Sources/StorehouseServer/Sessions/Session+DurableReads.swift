@@ -7,7 +7,7 @@ struct ParkedRead {
     let again: @Sendable () -> Void
     /// When a read of the head was parked, and its answer once parked past the deadline; nil
     /// for a refusal, which waits on (an Idempotency-Key may keep it).
-    var expiry: (parkedAt: Int64, answer: @Sendable () -> Void)?
+    var expiry: (parkedAt: ContinuousClock.Instant, answer: @Sendable () -> Void)?
 }
 
 extension Session {
@@ -44,7 +44,7 @@ extension Session {
             return exchange.send(Self.stuckHead)
         }
         parkedReads.append(ParkedRead(version: version, answer: answer, again: { [self] in answerWhenDurable(exchange, read) },
-                                      expiry: (context.now(), { exchange.send(Self.notDurableInTime) })))
+                                      expiry: (.now, { exchange.send(Self.notDurableInTime) })))
         lock.unlock()
     }
 
@@ -57,10 +57,11 @@ extension Session {
     /// Answers 503 to the reads parked past `durableReadDeadlineMillis`: a disk that stalls holds
     /// the writes (their answers mean durable), but a read need not hang with them. The actions
     /// stay in flight; a later read gets them once durable. Called every second by the registry.
-    func expireParkedReads(now: Int64) {
+    /// Measured on the monotonic clock: a step of the wall clock neither expires nor holds them.
+    func expireParkedReads(now: ContinuousClock.Instant = .now) {
         lock.lock()
         guard !parkedReads.isEmpty else { return lock.unlock() }
-        let deadline = context.durableReadDeadlineMillis
+        let deadline = Duration.milliseconds(context.durableReadDeadlineMillis)
         var expired: [@Sendable () -> Void] = []
         parkedReads.removeAll { read in
             guard let expiry = read.expiry, now - expiry.parkedAt >= deadline else { return false }

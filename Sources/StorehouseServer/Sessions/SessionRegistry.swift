@@ -93,7 +93,7 @@ final class SessionRegistry: Sendable {
             let now = context.now()
             for session in all {
                 session.sendHeartbeats(now: now, interval: interval)
-                session.expireParkedReads(now: now)
+                session.expireParkedReads()
             }
         }
         timer.resume()
