@@ -240,7 +240,12 @@ extension Session {
         }
         switch result {
         case .success:
-            if !pending.carriedRefusals.isEmpty { refusalsToJournal.removeAll(where: pending.carriedRefusals.contains) }
+            if !pending.carriedRefusals.isEmpty {
+                // A set: with the cache's 1,000 refusals pending, a list's `contains` made this a
+                // million comparisons under the session's lock.
+                let carried = Set(pending.carriedRefusals)
+                refusalsToJournal.removeAll(where: carried.contains)
+            }
             let waiters = becameDurableLocked(pending)
             let reads = takeDurableReadsLocked()
             if let snapshot = journalSnapshotDueLocked() {
