@@ -104,6 +104,18 @@ public final class Journal: Sendable {
         }
     }
 
+    /// From a completion, runs `body` on the same thread once every completion of its group has
+    /// run: a caller with many appends in one group can settle them together (one lock, not one
+    /// per append). Anywhere else `body` runs at once.
+    ///
+    ///     journal.append(session: "abc", records: records) { result in
+    ///         answered.append(result)
+    ///         if answered.count == 1 { journal.afterGroupCompletes { settle(answered) } }
+    ///     }
+    public func afterGroupCompletes(_ body: @escaping @Sendable () -> Void) {
+        if !writer.deferUntilGroupEnds(body) { body() }
+    }
+
     /// Commits what was appended with `commitLater: true` as one group.
     ///
     /// Under `.always` the writer thread writes and syncs it, and runs its completions, while the

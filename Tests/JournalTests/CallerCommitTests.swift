@@ -45,6 +45,36 @@ final class CallerCommitTests: XCTestCase {
         reopened.close()
     }
 
+    /// `afterGroupCompletes` from a completion waits for the rest of the group's completions (a
+    /// session settles its answered appends under one lock); work it defers in turn runs too, and
+    /// outside a completion the body runs at once.
+    func testWorkDeferredFromACompletionRunsOnceTheGroupsCompletionsHaveRun() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .never)
+        defer { j.close() }
+        _ = j.recover()
+        try j.createSession(id: "a", meta: [])
+        try j.createSession(id: "b", meta: [])
+        let events = Mutex<[String]>([])
+        @Sendable func note(_ event: String) { events.withLock { $0.append(event) } }
+        for v in 1...3 {
+            for id in ["a", "b"] {
+                j.append(session: id, records: [(version: v, bytes: bytes("\(id)\(v)"))], commitLater: true) { _ in
+                    note("\(id)\(v)")
+                    guard v == 1 else { return }
+                    j.afterGroupCompletes {
+                        note("end \(id)")
+                        if id == "b" { j.afterGroupCompletes { note("after end b") } }
+                    }
+                }
+            }
+        }
+        j.commit()
+        XCTAssertEqual(events.withLock { $0 }, ["a1", "b1", "a2", "b2", "a3", "b3", "end a", "end b", "after end b"])
+        j.afterGroupCompletes { note("at once") }
+        XCTAssertEqual(events.withLock { $0.last }, "at once")
+    }
+
     /// Under `always`, `commit()` returns while the group's sync is still running, and what is
     /// committed meanwhile waits for that sync and goes in the next group, with its completions on
     /// the writer thread, in order.

@@ -201,6 +201,26 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         case signal(@Sendable () -> Void)
     }
 
+    /// Work the group's completions asked to run once they have all run (`deferUntilGroupEnds`).
+    private var afterGroup: [@Sendable () -> Void] = []
+
+    /// From a completion: queues `body` to run on this thread once every completion of the group
+    /// has run, and returns true. False anywhere else (the caller runs it then).
+    func deferUntilGroupEnds(_ body: @escaping @Sendable () -> Void) -> Bool {
+        guard isCurrentThread else { return false }
+        afterGroup.append(body)  // under `processLock`: only the processing thread gets here
+        return true
+    }
+
+    /// Runs what the completions deferred, including what that work defers in turn.
+    private func runAfterGroup() {
+        while !afterGroup.isEmpty {
+            let work = afterGroup
+            afterGroup = []
+            for body in work { body() }
+        }
+    }
+
     /// Storage kept from one group for the next (see `processQueued`); touched under `processLock`.
     private var spareOps: [Op] = []
     private var spareTouched: [SessionState] = []
@@ -340,6 +360,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                 done()
             }
         }
+        runAfterGroup()
         for s in touched {
             // Kept for the session's next group, up to a size worth keeping per session.
             s.pending.removeAll(keepingCapacity: s.pending.capacity <= 8 << 10)
@@ -362,6 +383,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
             syncAll()
             flushWaiters.forEach { $0() }
         }
+        runAfterGroup()
         if let closing {
             for s in sessions.values where s.fd >= 0 {
                 // A stopped journal leaves files that end at their last record.

@@ -34,6 +34,10 @@ struct JournalLog: SessionLog {
         }
     }
 
+    func afterCompletions(_ body: @escaping @Sendable () -> Void) {
+        journal.afterGroupCompletes(body)
+    }
+
     func commitPending() {
         CommitDuty.commitIfPending { journal.commit() }
     }

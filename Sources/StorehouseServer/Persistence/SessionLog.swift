@@ -14,6 +14,9 @@ protocol SessionLog: Sendable {
     /// journal's thread, or (without a sync to wait for) on this thread inside its next `commitPending()`.
     func append(sessionID: String, records: [(version: Int, bytes: [UInt8])],
                 completion: @escaping @Sendable (Result<Void, any Error>) -> Void)
+    /// From an append's completion: runs `body` on the same thread once the completions the log
+    /// is running now (the journal's group) have all run. Elsewhere, at once.
+    func afterCompletions(_ body: @escaping @Sendable () -> Void)
     /// Commits the appends this thread made since its last call as one group; called by each event
     /// loop before it waits for more work. Never waits for a sync: under `--fsync always` the
     /// journal's thread syncs and completes the group; otherwise it is written and completed here.
@@ -22,6 +25,10 @@ protocol SessionLog: Sendable {
     /// Removes the session's files, then calls `completion` (possibly on another thread).
     func delete(sessionID: String, completion: @escaping @Sendable () -> Void)
     func close()
+}
+
+extension SessionLog {
+    func afterCompletions(_ body: @escaping @Sendable () -> Void) { body() }
 }
 
 /// `--in-memory`: nothing is kept, every append is done at once.

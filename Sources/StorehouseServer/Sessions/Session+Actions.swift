@@ -33,6 +33,22 @@ struct PendingAppend: Sendable {
     var carriedRefusals: [String] = []
 }
 
+/// An append the journal answered, waiting to be settled with the rest of its group.
+struct AnsweredAppend: Sendable {
+    let result: Result<Void, any Error>
+    let epoch: Int
+    let pending: PendingAppend
+}
+
+/// What settling an append owes once the session's lock is let go, in order.
+enum AfterSettling {
+    case answer(@Sendable (HTTPResponse) -> Void, HTTPResponse)
+    case effects([PendingEffect])
+    case read(ParkedRead)
+    case readAgain(ParkedRead)
+    case log(String)
+}
+
 extension Session {
     /// The answer while the head is ahead of the journal with nothing in flight to make it
     /// durable: the journal refused an append and the state before it could not be rebuilt
@@ -210,14 +226,55 @@ extension Session {
         let appendEpoch = epoch
         appendsInFlight += 1
         context.log.append(sessionID: id, records: journalRecords) { [self, pending] result in
-            appendCompleted(result, epoch: appendEpoch, pending)
+            appendAnswered(result, epoch: appendEpoch, pending)
         }
         lock.unlock()
     }
 
-    /// The journal's word on one append; runs on the journal's thread, in version order.
-    private func appendCompleted(_ result: Result<Void, any Error>, epoch appendEpoch: Int, _ pending: PendingAppend) {
+    /// The journal's word on one append; runs on the journal's thread, in version order. The
+    /// answers of one group are settled together once the group's completions have all run:
+    /// one lock per session and group, not one per append. Taken once per append, the lock met
+    /// the loops applying the next requests, and the journal's thread slept on it 1.6 times per
+    /// group, on the path every answer waits on (BENCHMARKS.md, eleventh session).
+    private func appendAnswered(_ result: Result<Void, any Error>, epoch appendEpoch: Int, _ pending: PendingAppend) {
+        let first = answeredAppends.withLock { list -> Bool in
+            list.append(AnsweredAppend(result: result, epoch: appendEpoch, pending: pending))
+            return list.count == 1
+        }
+        if first { context.log.afterCompletions { [self] in settleAnsweredAppends() } }
+    }
+
+    /// Settles the answered appends in version order under one lock, then answers them.
+    private func settleAnsweredAppends() {
+        let answered = answeredAppends.withLock { list -> [AnsweredAppend] in
+            defer { list = [] }
+            return list
+        }
+        guard !answered.isEmpty else { return }
+        var after: [AfterSettling] = []
+        after.reserveCapacity(answered.count * 2)
         lock.lock()
+        var anyDurable = false
+        for append in answered { anyDurable = settleLocked(append, into: &after) || anyDurable }
+        if anyDurable, let snapshot = journalSnapshotDueLocked() {
+            context.log.snapshot(sessionID: id, version: snapshot.version, bytes: snapshot.bytes)
+        }
+        lock.unlock()
+        for step in after {
+            switch step {
+            case .answer(let reply, let response): reply(response)
+            case .effects(let effects): start(effects)
+            case .read(let read): read.answer()
+            case .readAgain(let read): read.again()
+            case .log(let line): ServerLog.error(line)
+            }
+        }
+    }
+
+    /// One append's outcome, applied to the session; what it owes the clients goes to `after`, to
+    /// run once the lock is let go, in the order a client would see it. True when it became durable.
+    private func settleLocked(_ append: AnsweredAppend, into after: inout [AfterSettling]) -> Bool {
+        let pending = append.pending
         appendsInFlight -= 1
         // Built only on a refusal: encoding a problem document on every completion cost 3% of a
         // durable POST's CPU.
@@ -226,19 +283,18 @@ extension Session {
                     headers: [("Retry-After", "1")]).response()
         }
         guard !deleted else {
-            lock.unlock()
-            return pending.reply(SessionProblems.notFound.response())
+            after.append(.answer(pending.reply, SessionProblems.notFound.response()))
+            return false
         }
-        guard appendEpoch == epoch else {
+        guard append.epoch == epoch else {
             // An earlier append failed and the head was rebuilt without this one. If it could not
             // be rebuilt, the last of these leaves a head nothing can make durable: reads parked
             // on it are read again, and answered 503 (`answerWhenDurable`).
-            let stuck = headIsStuckLocked ? takeAllParkedReadsLocked() : []
-            lock.unlock()
-            for read in stuck { read.again() }
-            return pending.reply(unavailable())
+            if headIsStuckLocked { after += takeAllParkedReadsLocked().map { .readAgain($0) } }
+            after.append(.answer(pending.reply, unavailable()))
+            return false
         }
-        switch result {
+        switch append.result {
         case .success:
             if !pending.carriedRefusals.isEmpty {
                 // A set: with the cache's 1,000 refusals pending, a list's `contains` made this a
@@ -247,25 +303,22 @@ extension Session {
                 refusalsToJournal.removeAll(where: carried.contains)
             }
             let waiters = becameDurableLocked(pending)
-            let reads = takeDurableReadsLocked()
-            if let snapshot = journalSnapshotDueLocked() {
-                context.log.snapshot(sessionID: id, version: snapshot.version, bytes: snapshot.bytes)
-            }
-            lock.unlock()
-            finish(pending, waiters: waiters)
-            for read in reads { read.answer() }
+            after.append(.answer(pending.reply, pending.answer))
+            for waiter in waiters { after.append(.answer(waiter.callback, waiter.response)) }
+            if !pending.effects.isEmpty { after.append(.effects(pending.effects)) }
+            for read in takeDurableReadsLocked() { after.append(.read(read)) }
+            return true
         case .failure(let error):
             // Everything after the last durable version goes: this append and any queued behind it.
             let durable = durableVersion
             let waiters = rollbackLocked(to: durable)
-            let reads = takeAllParkedReadsLocked()
+            after += takeAllParkedReadsLocked().map { .readAgain($0) }
             epoch += 1
-            lock.unlock()
-            for read in reads { read.again() }
-            ServerLog.error("session \(id): journal refused versions \(pending.first)...\(pending.last): \(error); rolled back to \(durable)")
+            after.append(.log("session \(id): journal refused versions \(pending.first)...\(pending.last): \(error); rolled back to \(durable)"))
             let refusal = unavailable()
-            pending.reply(refusal)
-            waiters.forEach { $0(refusal) }
+            after.append(.answer(pending.reply, refusal))
+            for waiter in waiters { after.append(.answer(waiter, refusal)) }
+            return false
         }
     }
 

@@ -51,6 +51,9 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// Appends handed to the log and not completed yet: with none, a head ahead of
     /// `durableVersion` (a rollback that could not rebuild it) will not become durable.
     var appendsInFlight = 0
+    /// Appends the journal answered in the group it is completing, settled together at the
+    /// group's end (`settleAnsweredAppends`); its own lock, not the session's.
+    let answeredAppends = Mutex<[AnsweredAppend]>([])
     var idempotency: IdempotencyCache
     /// Keys of refusals kept since the last durable record, oldest first: the next journaled
     /// action carries them (`RecordCoding.KeptRefusal`). Empty in memory.
