@@ -200,16 +200,21 @@ private struct Parser {
         index += 1  // opening quote
         let start = index
         // Fast path: no escapes.
+        var bits: UInt8 = 0
         while index < bytes.count {
             let c = bytes[index]
             if c == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
-                guard let s = String(validating: slice, as: UTF8.self) else { throw error("invalid UTF-8 in a string") }
+                // ASCII is valid UTF-8 as it is: `String(validating:)` cost ~1,000 instructions
+                // for "counter/incrTapped", 4% of a POST; decoding ASCII is a copy.
+                let s = bits < 0x80 ? String(decoding: slice, as: UTF8.self) : String(validating: slice, as: UTF8.self)
+                guard let s else { throw error("invalid UTF-8 in a string") }
                 index += 1
                 return s
             }
             if c == UInt8(ascii: "\\") { break }
             if c < 0x20 { throw error("control character in a string") }
+            bits |= c
             index += 1
         }
         var out = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
