@@ -198,6 +198,7 @@ extension Session {
 
     /// Writes `: keep-alive` to every subscriber silent for `interval` milliseconds or more.
     func sendHeartbeats(now: Int64, interval: Int64) {
+        guard hasSubscribers.load(ordering: .relaxed) else { return }
         lock.withLock {
             for subscriber in subscribers.values where now - subscriber.lastWrite >= interval {
                 _ = subscriber.stream.write(EventFrames.keepAliveChunk)

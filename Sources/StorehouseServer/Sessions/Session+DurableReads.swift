@@ -59,6 +59,7 @@ extension Session {
     /// stay in flight; a later read gets them once durable. Called every second by the registry.
     /// Measured on the monotonic clock: a step of the wall clock neither expires nor holds them.
     func expireParkedReads(now: ContinuousClock.Instant = .now) {
+        guard hasParkedReads.load(ordering: .relaxed) else { return }
         lock.lock()
         guard !parkedReads.isEmpty else { return lock.unlock() }
         let deadline = Duration.milliseconds(context.durableReadDeadlineMillis)

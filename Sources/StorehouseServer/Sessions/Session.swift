@@ -44,10 +44,20 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var streamsEndingWhenSettled: [HTTPStream] = []
     /// Bumped by a rollback, so completions of appends made before it are not trusted.
     var epoch = 0
-    var subscribers: [ObjectIdentifier: Subscriber] = [:]
+    var subscribers: [ObjectIdentifier: Subscriber] = [:] {
+        didSet { hasSubscribers.store(!subscribers.isEmpty, ordering: .relaxed) }
+    }
     /// Reads of the head, and refusals decided on it, waiting for it to be durable
     /// (`answerWhenDurable`), oldest first.
-    var parkedReads: [ParkedRead] = []
+    var parkedReads: [ParkedRead] = [] {
+        didSet { hasParkedReads.store(!parkedReads.isEmpty, ordering: .relaxed) }
+    }
+    /// Whether `subscribers` and `parkedReads` hold anything, readable without the lock: the
+    /// registry's once-a-second sweep passes over a session with neither instead of taking its
+    /// lock twice (0.8 µs a session, 80 ms of every second at 100,000 sessions). A stale answer
+    /// only moves a heartbeat or an expiry to the next second.
+    let hasSubscribers = Atomic<Bool>(false)
+    let hasParkedReads = Atomic<Bool>(false)
     /// Appends handed to the log and not completed yet: with none, a head ahead of
     /// `durableVersion` (a rollback that could not rebuild it) will not become durable.
     var appendsInFlight = 0
