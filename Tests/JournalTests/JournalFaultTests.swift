@@ -45,6 +45,30 @@ final class JournalFaultTests: XCTestCase {
         XCTAssertTrue(syncPath.hasSuffix("/a.00000001.log"), syncPath)
     }
 
+    /// A new session's first append refused: the version it took is free again, and an append
+    /// that follows it (version 2, queued behind it by the session) is refused as out of order,
+    /// not written after the gap, where it made the session refuse every later append and fail
+    /// its recovery.
+    func testARefusedFirstAppendLeavesVersionOneToComeFirst() throws {
+        let dir = makeTempDirectory(self)
+        do {
+            let j = try Journal(directory: dir, fsync: .always)
+            _ = j.recover()
+            try j.createSession(id: "s", meta: [])
+            j.injectFault(.syncFails(count: 1))
+            guard case .failure(.io(_, _, EIO)) = appendSync(j, "s", [(1, "refused")]) else { return XCTFail("append must fail") }
+            guard case .failure(.versionOutOfOrder(_, expected: 1, got: 2)) = appendSync(j, "s", [(2, "after the gap")]) else {
+                return XCTFail("version 2 cannot follow nothing")
+            }
+            XCTAssertNoThrow(try appendSync(j, "s", [(1, "one")]).get())
+            XCTAssertNoThrow(try appendSync(j, "s", [(2, "two")]).get())
+            j.close()
+        }
+        let j = try Journal(directory: dir, fsync: .always)
+        defer { j.close() }
+        XCTAssertEqual(j.recover().session("s")?.recordStrings, ["one", "two"])
+    }
+
     func testFailedSyncIsUndoneSoTheRefusedRecordNeverReappears() throws {
         let dir = makeTempDirectory(self)
         do {

@@ -299,7 +299,11 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                     completions.append(.done(done, .failure(.sessionFailed(id, reason: reason))))
                     continue
                 }
-                if let error = validate(records, after: s.pendingLastVersion ?? s.lastVersion, session: id) {
+                // No record and no snapshot yet (a new session, or one whose first append was
+                // refused and undone): the meta record is version 0, so the first must be 1.
+                // Without the `?? 0` an append queued behind a refused first one was written
+                // after the gap, and the session never took an append again.
+                if let error = validate(records, after: s.pendingLastVersion ?? s.lastVersion ?? 0, session: id) {
                     completions.append(.done(done, .failure(error)))
                     continue
                 }
@@ -399,12 +403,12 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         return true
     }
 
-    private func validate(_ records: [(version: Int, bytes: [UInt8])], after last: Int?, session: String) -> JournalError? {
+    private func validate(_ records: [(version: Int, bytes: [UInt8])], after last: Int, session: String) -> JournalError? {
         guard let first = records.first else { return nil }
         if records.contains(where: { $0.bytes.count > Frame.maxBody - 9 }) {
             return .io(operation: "append", path: FileNames.segment(session, 0), errno: EFBIG)
         }
-        if let last, first.version != last + 1 {
+        if first.version != last + 1 {
             return .versionOutOfOrder(session: session, expected: last + 1, got: first.version)
         }
         var previous = first.version
