@@ -32,6 +32,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var reusePortListeners: Bool = true
     /// Listen backlog passed to listen(2).
     public var backlog: Int = 1024
+    /// true: an answer given on another thread is written to the socket by that thread when
+    /// the connection has nothing else queued, rather than handed to the connection's loop
+    /// (`EventLoop+DirectAnswer.swift`). false: every answer is written by the loop.
+    public var directAnswers: Bool = true
 
     public init() {}
 

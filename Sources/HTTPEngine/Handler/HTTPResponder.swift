@@ -9,21 +9,28 @@ public final class HTTPResponder: Sendable {
     let connection: ConnectionRef
     let sequence: UInt64
     let chunked: Bool
+    /// How the answer is framed, fixed when the request was read: what another thread needs to
+    /// write it itself (`EventLoop.answerDirectly`).
+    let framing: AnswerFraming
     private let answered = Atomic<Bool>(false)
 
-    init(loop: EventLoop, connection: ConnectionRef, sequence: UInt64, chunked: Bool) {
+    init(loop: EventLoop, connection: ConnectionRef, sequence: UInt64, chunked: Bool, framing: AnswerFraming) {
         self.loop = loop
         self.connection = connection
         self.sequence = sequence
         self.chunked = chunked
+        self.framing = framing
     }
 
     /// Sends `response`; `Date`, `Content-Length` and `Connection` are added by the engine.
+    ///
+    /// From another thread the answer is written to the socket right here when the loop allows
+    /// it (`EventLoop+DirectAnswer.swift`), and otherwise handed to the loop.
     public func respond(_ response: HTTPResponse) {
         guard !answered.exchange(true, ordering: .acquiringAndReleasing) else { return }
         if loop.isCurrentThread {
             loop.deliver(connection.connection, sequence: sequence, response: response)
-        } else {
+        } else if !loop.answerDirectly(connection, sequence: sequence, response: response, framing: framing) {
             loop.enqueue(.respond(connection, sequence, response))
         }
     }

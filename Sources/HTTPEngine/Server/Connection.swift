@@ -1,4 +1,8 @@
-/// One client connection. Owned by exactly one event loop and touched only on its thread.
+import Synchronization
+
+/// One client connection. Owned by exactly one event loop and touched only on its thread, except
+/// `fd` and `handoff`: the loop may lend the socket to the thread that answers the current request
+/// (`EventLoop+DirectAnswer.swift`).
 ///
 /// Its buffers, parser and timer are `@exclusivity(unchecked)`: only the owning loop's thread
 /// touches them, one access at a time, and no access to them calls out while it is open; the
@@ -27,6 +31,10 @@ final class Connection {
     /// Inside `processInput`: a synchronous answer only appends, the caller flushes.
     var processing = false
     var registeredEvents: UInt32 = 0
+    /// The socket lent for an answer from another thread (`DirectAnswer`): `sequence << 4 | flags`.
+    let handoff = Atomic<UInt64>(0)
+    /// This loop lent the socket and has not taken it back (its own copy, read without an atomic).
+    var armed = false
     /// Counted against `maxConnections` (a refused connection is not).
     var counted = true
 
@@ -42,7 +50,8 @@ final class Connection {
     }
 }
 
-/// Carries a connection through the loop's inbox; dereferenced only on the owning loop's thread.
+/// Carries a connection through the loop's inbox; dereferenced only on the owning loop's thread,
+/// except for `fd` and `handoff` by the thread the socket is lent to.
 struct ConnectionRef: @unchecked Sendable {
     let connection: Connection
 }

@@ -19,6 +19,11 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         /// A stream's drain waiters run here when it had nothing in flight as they were added.
         case drainCheck(HTTPStream)
         case service(ConnectionRef)
+        /// An answer written by another thread, sent whole, that the loop must look at now
+        /// (`EventLoop+DirectAnswer.swift`).
+        case directAnswered(ConnectionRef)
+        /// What the socket did not take of an answer written by another thread, and whether it closes.
+        case directAnswerRest(ConnectionRef, UInt64, OutboundQueue, Bool)
         case adopt(Int32)
         case shutdown
     }
@@ -37,6 +42,8 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     private let readBuffer: UnsafeMutableRawBufferPointer
     private let writeBuffer: UnsafeMutableRawBufferPointer
     private var shutdownDeadline: Int64?
+    /// Set when shutdown begins, for answers written off the loop: they carry `Connection: close`.
+    let draining = Atomic<Bool>(false)
     private var now: Int64
     private let sweepInterval: Int64
     private let inboundCap: Int
@@ -198,6 +205,11 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             stream.runDrainWaitersIfIdle()
         case .service(let ref):
             if !ref.connection.closed { service(ref.connection) }
+        case .directAnswered(let ref):
+            let c = ref.connection
+            if !c.closed && c.armed && finishDirectAnswerIfSent(c, waiting: false) { service(c) }
+        case .directAnswerRest(let ref, let sequence, let rest, let close):
+            finishDirectAnswer(ref.connection, sequence: sequence, rest: rest, close: close)
         case .adopt(let fd):
             if shutdownDeadline != nil {
                 _ = Glibc.close(fd)
@@ -272,6 +284,9 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     private func onReadable(_ c: Connection) {
         guard !c.readClosed else { return }
         let n = recv(c.fd, readBuffer.baseAddress, readBuffer.count, 0)
+        // Usually the client's next request, after an answer another thread wrote: finish that
+        // exchange first, so the request is parsed straight from the read buffer.
+        if c.armed { _ = finishDirectAnswerIfSent(c, waiting: false) }
         if n > 0 {
             if c.lingering { return }
             let bytes = UnsafeBufferPointer(start: readBuffer.baseAddress?.assumingMemoryBound(to: UInt8.self), count: n)
@@ -339,7 +354,8 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         c.currentKeepAlive = false
         c.currentIsHTTP10 = head.version == .http1_0
         let responder = HTTPResponder(loop: self, connection: ConnectionRef(connection: c), sequence: c.sequence,
-                                      chunked: head.version != .http1_0)
+                                      chunked: head.version != .http1_0,
+                                      framing: AnswerFraming(omitBody: c.currentIsHead, keepAlive: false, http10: c.currentIsHTTP10))
         // An answer delivered during the call (`awaiting` cleared) is a refusal whatever was returned:
         // a 100 Continue must not follow a final answer.
         if core.handler.handleExpectation(head, responder) || !c.awaiting { return true }
@@ -367,7 +383,8 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         c.currentKeepAlive = request.keepAlive
         c.currentIsHTTP10 = request.version == .http1_0
         let responder = HTTPResponder(loop: self, connection: ConnectionRef(connection: c), sequence: c.sequence,
-                                      chunked: request.version != .http1_0)
+                                      chunked: request.version != .http1_0,
+                                      framing: AnswerFraming(omitBody: c.currentIsHead, keepAlive: c.currentKeepAlive, http10: c.currentIsHTTP10))
         core.handler.handle(request, responder)
     }
 
@@ -375,6 +392,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
 
     func deliver(_ c: Connection, sequence: UInt64, response: HTTPResponse) {
         guard !c.closed, c.awaiting, c.sequence == sequence else { return }
+        takeBackDirectAnswer(c)
         c.awaiting = false
         let close = !c.currentKeepAlive || shutdownDeadline != nil
         let userClose = encoder.encode(status: response.status, headers: response.headers, body: response.body,
@@ -389,6 +407,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             stream.closeFromLoop()
             return
         }
+        takeBackDirectAnswer(c)
         c.awaiting = false
         let chunked = !c.currentIsHTTP10
         let close = !c.currentKeepAlive || shutdownDeadline != nil
@@ -429,7 +448,10 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     }
 
     /// Processes buffered input, moves stream chunks, flushes, and closes when the exchange says so.
-    private func service(_ c: Connection) {
+    func service(_ c: Connection) {
+        // A lent socket whose answer went out is this loop's again; one still lent is asked to
+        // say when it is, if something here waits on it.
+        if c.armed { _ = finishDirectAnswerIfSent(c, waiting: !c.inbound.isEmpty || c.readClosed) }
         var rounds = 0
         while !c.closed {
             rounds += 1
@@ -465,6 +487,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         }
         updatePhase(c)
         updateInterest(c)
+        armDirectAnswer(c)
     }
 
     // MARK: writing
@@ -533,6 +556,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     /// Answer sent: shut our write side and drain the client's leftovers briefly, so a pending
     /// unread request does not turn our close into a reset that destroys the answer (RFC 9112 §9.6).
     private func startClose(_ c: Connection) {
+        takeBackDirectAnswer(c)
         if c.readClosed {
             close(c)
             return
@@ -551,6 +575,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     /// Closes exactly once: the `closed` flag guards the descriptor, the table slot and the count.
     private func close(_ c: Connection) {
         guard !c.closed else { return }
+        takeBackDirectAnswer(c)
         c.closed = true
         _ = Glibc.close(c.fd)
         if Int(c.fd) < connections.count, connections[Int(c.fd)] === c { connections[Int(c.fd)] = nil }
@@ -599,6 +624,10 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
 
     private func sweep() {
         for case let c? in connections {
+            // A lent socket whose answer went out and whose client sent nothing since: the idle
+            // timeout starts now.
+            if c.armed && finishDirectAnswerIfSent(c, waiting: false) { service(c) }
+            if c.closed { continue }
             switch c.timer.expired(now: now, timeouts: core.timeouts) {
             case .none:
                 continue
@@ -619,12 +648,19 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         _ = grace
         let c = core.configuration.shutdownGrace.components
         shutdownDeadline = now + c.seconds * 1_000 + c.attoseconds / 1_000_000_000_000_000
+        // Before the connections are looked at: an answer sent off the loop after this is followed
+        // by a `.directAnswered` task (`answerDirectly`), one sent before is seen below.
+        draining.store(true, ordering: .sequentiallyConsistent)
         if listenFD >= 0 {
             _ = Epoll.control(sys, epfd, Epoll.CTL_DEL, listenFD, 0)
             _ = Glibc.close(listenFD)
             listenFD = -1
         }
         for case let c? in connections where !c.closed {
+            if c.armed && finishDirectAnswerIfSent(c, waiting: false) {
+                service(c)
+                if c.closed || c.lingering { continue }
+            }
             if let stream = c.stream {
                 stream.signalShutdown()
                 continue

@@ -8,6 +8,8 @@ final class ServerCore: Sendable {
     let timeouts: ConnectionTimer.Timeouts
     let openConnections = Atomic<Int>(0)
     let shuttingDown = Atomic<Bool>(false)
+    /// Answers written whole by the thread that gave them (`EventLoop+DirectAnswer.swift`), for tests.
+    let directAnswers = Atomic<Int>(0)
 
     init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
         self.configuration = configuration

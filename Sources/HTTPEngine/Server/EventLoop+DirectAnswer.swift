@@ -1,0 +1,200 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// How one request's answer is framed, fixed when the loop read the request.
+struct AnswerFraming: Sendable {
+    var omitBody: Bool
+    var keepAlive: Bool
+    var http10: Bool
+}
+
+/// The states of `Connection.handoff`: `sequence << 4 | close | nudge | state`.
+///
+/// An answer produced on another thread (the journal's, after a sync) used to be queued for the
+/// connection's loop, which had to wake up, be scheduled and write it. On two cores shared by
+/// the server's loops, its journal writer and the load generator, that wait was 300–460 µs of
+/// a `--fsync always` request's 1.4 ms (BENCHMARKS.md, eleventh session). So the loop lends the
+/// socket to the answering thread while it has nothing of its own to write there:
+///
+/// - **armed**: the loop dispatched request `sequence`, the handler has not answered, and nothing
+///   is queued for the socket. From here until it takes the connection back, the loop neither
+///   writes to the descriptor nor closes it.
+/// - **sending**: another thread won the answer (compare-exchange from armed) and is writing it.
+/// - **sent**: written whole. The loop finishes the exchange (the request is answered; a
+///   pipelined one may run; `close` says the answer carried `Connection: close`) the next time
+///   it looks: the connection's next readable event (the client's next request), a `.directAnswered`
+///   task, its sweep, or shutdown.
+/// - **nudge**: set by the loop while armed or sending when it has something waiting on the answer
+///   (buffered input, the peer's FIN): the sender then queues a task, as no event may come.
+///
+/// An answer the socket does not take whole goes back to the loop with what is left, in order.
+enum DirectAnswer {
+    static let armed: UInt64 = 1
+    static let sending: UInt64 = 2
+    static let sent: UInt64 = 3
+    static let stateMask: UInt64 = 3
+    static let nudge: UInt64 = 4
+    static let close: UInt64 = 8
+
+    static func word(sequence: UInt64, state: UInt64) -> UInt64 { sequence << 4 | state }
+
+    /// `Date` for answers written off the loops: the loops' encoders are theirs alone.
+    static let sharedEncoder = Mutex(ResponseEncoder())
+}
+
+extension EventLoop {
+    // MARK: the answering thread
+
+    /// Writes `response` to the socket from the calling thread if the loop armed this request;
+    /// false when the loop must deliver it (not armed, or already taken back).
+    func answerDirectly(_ ref: ConnectionRef, sequence: UInt64, response: HTTPResponse, framing: AnswerFraming) -> Bool {
+        let c = ref.connection
+        var word = c.handoff.load(ordering: .sequentiallyConsistent)
+        while true {
+            guard word >> 4 == sequence & (UInt64.max >> 4), word & DirectAnswer.stateMask == DirectAnswer.armed else { return false }
+            let (won, current) = c.handoff.compareExchange(expected: word, desired: word & ~DirectAnswer.stateMask | DirectAnswer.sending,
+                                                           ordering: .sequentiallyConsistent)
+            if won { break }
+            word = current
+        }
+        let encoder = DirectAnswer.sharedEncoder.withLock { shared -> ResponseEncoder in
+            shared.refreshDate()
+            return shared
+        }
+        let close = !framing.keepAlive || draining.load(ordering: .sequentiallyConsistent)
+        var output = OutboundQueue()
+        let userClose = encoder.encode(status: response.status, headers: response.headers, body: response.body,
+                                       omitBody: framing.omitBody, close: close,
+                                       http10KeepAlive: framing.http10 && !close, into: &output)
+        let closes = close || userClose
+        Self.sendWhatTheSocketTakes(c.fd, &output)
+        guard output.isEmpty else {
+            // The socket is full or failed: the loop writes the rest (and meets the error) in order.
+            c.handoff.store(0, ordering: .sequentiallyConsistent)
+            enqueue(.directAnswerRest(ref, sequence, output, closes))
+            return true
+        }
+        core.directAnswers.add(1, ordering: .relaxed)
+        word = c.handoff.load(ordering: .sequentiallyConsistent)
+        while true {
+            let desired = word & ~DirectAnswer.stateMask | DirectAnswer.sent | (closes ? DirectAnswer.close : 0)
+            let (done, current) = c.handoff.compareExchange(expected: word, desired: desired, ordering: .sequentiallyConsistent)
+            if done { break }
+            word = current
+        }
+        // A close is the loop's to make; a nudge means it waits on this answer; and a loop that
+        // began draining after `close` was decided above may be waiting for this connection to
+        // go quiet (it sets `draining` before it looks at the connections, so one of the two
+        // sides sees the other).
+        if closes || word & DirectAnswer.nudge != 0 || draining.load(ordering: .sequentiallyConsistent) {
+            enqueue(.directAnswered(ref))
+        }
+        return true
+    }
+
+    /// Sends until the queue is empty, the socket would block, or it fails (then the loop's own
+    /// write meets the error and closes).
+    private static func sendWhatTheSocketTakes(_ fd: Int32, _ output: inout OutboundQueue) {
+        while !output.isEmpty {
+            let sent: Int
+            if output.segments.count == 1 {
+                sent = output.segments[0].withUnsafeBytes { p in
+                    guard let base = p.baseAddress else { return 0 }
+                    return send(fd, base + output.offset, p.count - output.offset, Int32(MSG_NOSIGNAL))
+                }
+            } else {
+                sent = output.segments[0].withUnsafeBytes { head in
+                    output.segments[1].withUnsafeBytes { body in
+                        var iov = (iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress.map { $0 + output.offset }),
+                                         iov_len: head.count - output.offset),
+                                   iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress), iov_len: body.count))
+                        return withUnsafeMutableBytes(of: &iov) { iovBytes in
+                            var message = msghdr()
+                            message.msg_iov = iovBytes.baseAddress?.assumingMemoryBound(to: iovec.self)
+                            message.msg_iovlen = 2
+                            return sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+                        }
+                    }
+                }
+            }
+            if sent > 0 {
+                output.consume(sent)
+            } else if sent < 0 && errno == EINTR {
+                continue
+            } else {
+                return
+            }
+        }
+    }
+
+    // MARK: the loop
+
+    /// Lends the socket for the current request's answer when nothing else is to be written to it
+    /// first. Called where the loop lets go of a connection (the end of `service`).
+    func armDirectAnswer(_ c: Connection) {
+        guard c.awaiting, !c.armed, c.outbound.isEmpty, c.stream == nil, !c.closeAfterFlush, !c.closed, !c.lingering,
+              core.configuration.directAnswers else { return }
+        c.armed = true
+        let waiting = !c.inbound.isEmpty || c.readClosed
+        c.handoff.store(DirectAnswer.word(sequence: c.sequence, state: DirectAnswer.armed) | (waiting ? DirectAnswer.nudge : 0),
+                        ordering: .sequentiallyConsistent)
+    }
+
+    /// Looks at a lent socket: when its answer was sent, finishes the exchange (the caller runs
+    /// `service`) and returns true; otherwise, with `waiting`, asks the sender for a task.
+    func finishDirectAnswerIfSent(_ c: Connection, waiting: Bool) -> Bool {
+        var word = c.handoff.load(ordering: .sequentiallyConsistent)
+        while true {
+            if word & DirectAnswer.stateMask == DirectAnswer.sent {
+                c.handoff.store(0, ordering: .sequentiallyConsistent)
+                c.armed = false
+                c.awaiting = false
+                if word & DirectAnswer.close != 0 { c.closeAfterFlush = true }
+                return true
+            }
+            guard waiting, word & DirectAnswer.nudge == 0, word & DirectAnswer.stateMask != 0 else { return false }
+            let (set, current) = c.handoff.compareExchange(expected: word, desired: word | DirectAnswer.nudge, ordering: .sequentiallyConsistent)
+            if set { return false }
+            word = current
+        }
+    }
+
+    /// Takes the socket back before the loop answers, writes or closes itself. An answer being
+    /// written right now is waited for (a few microseconds: the socket does not block): closing
+    /// the descriptor under it could send it to the next connection given that number.
+    func takeBackDirectAnswer(_ c: Connection) {
+        guard c.armed else { return }
+        var word = c.handoff.load(ordering: .sequentiallyConsistent)
+        while true {
+            switch word & DirectAnswer.stateMask {
+            case DirectAnswer.sending:
+                sched_yield()
+                word = c.handoff.load(ordering: .sequentiallyConsistent)
+                continue
+            case DirectAnswer.armed:
+                let (taken, current) = c.handoff.compareExchange(expected: word, desired: 0, ordering: .sequentiallyConsistent)
+                if !taken { word = current; continue }
+            default:
+                // Sent (the caller is closing; the exchange is over) or already handed back.
+                c.handoff.store(0, ordering: .sequentiallyConsistent)
+            }
+            c.armed = false
+            return
+        }
+    }
+
+    /// The rest of an answer the socket did not take whole, queued in order before anything else.
+    func finishDirectAnswer(_ c: Connection, sequence: UInt64, rest: OutboundQueue, close: Bool) {
+        guard !c.closed, c.armed, c.awaiting, c.sequence == sequence else { return }
+        c.armed = false
+        c.awaiting = false
+        for segment in rest.segments.indices {
+            let bytes = rest.segments[segment]
+            c.outbound.append(segment == 0 ? Array(bytes[rest.offset...]) : bytes)
+        }
+        if close { c.closeAfterFlush = true }
+        service(c)
+    }
+}
