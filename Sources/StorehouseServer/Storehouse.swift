@@ -21,7 +21,7 @@ public final class Storehouse: Sendable {
     let registry: SessionRegistry
     let metrics: Metrics
     let accessLog: AccessLog
-    let readiness = Readiness()
+    let readiness: Readiness
     let http: HTTPServer
     let log: any SessionLog
     let journal: Journal?
@@ -53,8 +53,10 @@ public final class Storehouse: Sendable {
         }
         var environment = effectEnvironment ?? EffectEnvironment()
         if effectEnvironment == nil { environment.latency = .milliseconds(configuration.effectLatencyMilliseconds) }
+        let readiness = Readiness()
+        self.readiness = readiness
         let context = SessionContext(configuration: configuration, log: log, metrics: metrics, gauges: gauges,
-                                     effectEnvironment: environment, fanOutQueue: fanOutQueue)
+                                     effectEnvironment: environment, fanOutQueue: fanOutQueue, readiness: readiness)
         registry = SessionRegistry(context: context, maxSessions: configuration.maxSessions)
         registryBox.value = registry
 

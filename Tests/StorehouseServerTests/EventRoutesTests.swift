@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import HTTPEngine
 import StoreCore
 import XCTest
 @testable import StorehouseServer
@@ -135,6 +136,39 @@ final class EventRoutesTests: XCTestCase {
         XCTAssertEqual(change.event, "change")
         XCTAssertEqual(change.id, "1")
         XCTAssertEqual(try events.nextEvent().event, "end")
+        wait(for: [stopped], timeout: 15)
+    }
+
+    /// A client's action that reaches the session once draining began (it passed the router just
+    /// before) is refused there: the session's streams may already have ended, and a change applied
+    /// now would never reach their subscribers. What effects feed back is still applied.
+    func testAClientActionReachingTheSessionWhileDrainingIsRefusedNotAppliedAfterTheStreamsEnded() throws {
+        let fixture = try ServerFixture()
+        let (id, token) = try fixture.createSession()
+        let session = try XCTUnwrap(fixture.server.registry.lookup(id))
+        let events = try fixture.client()
+        XCTAssertEqual(try events.openEvents("/sessions/\(id)/events", headers: bearer(token)).status, 200)
+        XCTAssertEqual(try events.nextEvent().retry, "2000")
+        XCTAssertEqual(try events.nextEvent().event, "snapshot")
+        let stopped = expectation(description: "shutdown returned")
+        let server = fixture.server
+        DispatchQueue.global().async { server.shutdown(); stopped.fulfill() }
+        XCTAssertEqual(try events.nextEvent().event, "end")
+
+        func submit(_ source: ActionSource) -> HTTPResponse? {
+            let answered = Mutex<HTTPResponse?>(nil)
+            let record = ActionRecord(type: "counter/incrTapped", payload: nil, meta: nil, at: SessionContext.wallClock(), source: source)
+            session.submit(ActionSubmission(records: [record], ifMatch: nil, idempotency: nil, minimal: true)) { response in
+                answered.withLock { $0 = response }
+            }
+            return answered.withLock { $0 }
+        }
+        let refused = try XCTUnwrap(submit(.client))
+        XCTAssertEqual(refused.status, 503)
+        XCTAssertTrue(String(decoding: refused.body, as: UTF8.self).contains("not-ready"))
+        XCTAssertEqual(session.lock.withLock { session.store.version }, 0)
+        XCTAssertEqual(submit(.effect)?.status, 200)
+        XCTAssertEqual(session.lock.withLock { session.store.version }, 1)
         wait(for: [stopped], timeout: 15)
     }
 

@@ -246,9 +246,7 @@ final class Router: HTTPHandler {
     /// While sessions are being recovered (or the server drains), session routes answer 503 rather than a wrong 404.
     private func readyForSessions(_ exchange: Exchange) -> Bool {
         guard let problem = readiness.problem else { return true }
-        var refused = problem
-        refused.headers.append(("Retry-After", "1"))
-        exchange.send(refused)
+        exchange.send(Readiness.refusal(problem))
         return false
     }
 
@@ -355,7 +353,16 @@ final class Readiness: Sendable {
 
     func set(_ value: Phase) { phase.store(value.rawValue, ordering: .releasing) }
 
-    /// nil when ready; otherwise the 503 to answer.
+    /// `problem` as answered: a client may retry in a second (at another instance, or this one restarted).
+    static func refusal(_ problem: Problem) -> Problem {
+        var refused = problem
+        refused.headers.append(("Retry-After", "1"))
+        return refused
+    }
+
+    var isDraining: Bool { phase.load(ordering: .acquiring) == Phase.draining.rawValue }
+
+    /// nil when ready; otherwise the 503 to answer (with `Retry-After` at the router).
     var problem: Problem? {
         switch Phase(rawValue: phase.load(ordering: .acquiring)) {
         case .ready: return nil

@@ -135,6 +135,14 @@ extension Session {
             lock.unlock()
             return reply(SessionProblems.notFound.response())
         }
+        // Refused here, under the lock, and not only by the router: a client's action that passed
+        // the router just before draining began could otherwise be applied after shutdown ended
+        // this session's streams (`endsWhenSettledLocked` found nothing in flight), and its
+        // subscribers would get `end` without that change. Effects still feed back while draining.
+        if context.readiness.isDraining, submission.records.first?.source == .client, let problem = context.readiness.problem {
+            lock.unlock()
+            return reply(Readiness.refusal(problem).response())
+        }
         if headIsStuckLocked {
             lock.unlock()
             return reply(Self.stuckHead.response())

@@ -30,11 +30,13 @@ struct SessionContext: Sendable {
     let metrics: Metrics
     let gauges: Gauges
     let effectEnvironment: EffectEnvironment
+    /// The server's phase: a session refuses client actions once it drains (`Session.submit`).
+    let readiness: Readiness
     let now: @Sendable () -> Int64
 
     init(configuration: ServerConfiguration, log: any SessionLog, metrics: Metrics, gauges: Gauges,
          effectEnvironment: EffectEnvironment, fanOutQueue: DispatchQueue = .global(qos: .userInitiated),
-         now: @escaping @Sendable () -> Int64 = SessionContext.wallClock) {
+         readiness: Readiness = Readiness(), now: @escaping @Sendable () -> Int64 = SessionContext.wallClock) {
         history = configuration.history
         subscriberBufferBytes = configuration.subscriberBufferBytes
         keepEvery = max(1, min(1_000, configuration.history / 10))
@@ -52,6 +54,7 @@ struct SessionContext: Sendable {
         self.metrics = metrics
         self.gauges = gauges
         self.effectEnvironment = effectEnvironment
+        self.readiness = readiness
         self.now = now
     }
 
