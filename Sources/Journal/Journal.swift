@@ -90,6 +90,7 @@ public final class Journal: Sendable {
     /// Appends `records` (consecutive versions, following the session's last record) as one unit:
     /// after a crash either all of them are recovered or none. `completion` runs once, when the records
     /// are as durable as the policy promises, or with the reason they were refused (nothing written).
+    /// A refusal because the journal is closed comes after the completions of every earlier append.
     ///
     /// With `commitLater: true` the writer thread is not woken: the caller calls ``commit()`` before
     /// it waits for more work (an event loop at the end of an iteration).
@@ -100,7 +101,14 @@ public final class Journal: Sendable {
             return
         }
         if !writer.submit(.append(id: session, records: records, done: completion), wake: !commitLater) {
-            completion(.failure(.closed))
+            // Answered once the writer has run its last completions, never before: an append of
+            // this session still in flight is answered first, so the caller settles its versions in
+            // order (settled first, this refusal rolled back an earlier append that became durable).
+            let writer = self.writer
+            DispatchQueue.global().async {
+                writer.waitUntilStopped()
+                completion(.failure(.closed))
+            }
         }
     }
 

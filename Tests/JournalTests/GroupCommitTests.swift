@@ -92,6 +92,33 @@ final class GroupCommitTests: XCTestCase {
     }
 
     /// Completions run on the writer thread: synchronous calls from there must not wait for it.
+    /// An append refused because the journal closed is answered after the completions of the
+    /// appends still in flight, so a session settles its versions in order.
+    func testAClosedJournalsRefusalComesAfterTheCompletionsStillToRun() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .always)
+        _ = j.recover()
+        try j.createSession(id: "s", meta: [])
+        let order = Mutex<[String]>([])
+        let closing = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), refused = DispatchSemaphore(value: 0)
+        j.append(session: "s", records: [(version: 1, bytes: bytes("a"))]) { _ in
+            j.close()  // from a completion: queued, not awaited
+            closing.signal()
+            release.wait()
+            order.withLock { $0.append("1") }
+        }
+        XCTAssertEqual(closing.wait(timeout: .now() + 10), .success)
+        j.append(session: "s", records: [(version: 2, bytes: bytes("b"))]) { result in
+            guard case .failure(.closed) = result else { return XCTFail("\(result)") }
+            order.withLock { $0.append("2 closed") }
+            refused.signal()
+        }
+        XCTAssertEqual(order.withLock { $0 }, [], "the refusal came while version 1's completion was still to finish")
+        release.signal()
+        XCTAssertEqual(refused.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(order.withLock { $0 }, ["1", "2 closed"])
+    }
+
     func testSynchronousCallsFromACompletionDoNotDeadlock() throws {
         let dir = makeTempDirectory(self)
         let j = try Journal(directory: dir, fsync: .always)

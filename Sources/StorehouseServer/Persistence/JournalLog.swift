@@ -21,7 +21,7 @@ struct JournalLog: SessionLog {
         CommitDuty.appending {
             journal.append(session: sessionID, records: records, commitLater: later) { result in
                 let mapped = result.mapError { $0 as any Error }
-                // The journal answers some refusals (a closed journal) inside `append` itself, where
+                // The journal answers some refusals (an invalid id) inside `append` itself, where
                 // the caller holds the session's lock: only such an answer moves to another thread.
                 // Every other completion runs as it comes, so the order the journal promises per
                 // session is kept.
