@@ -115,6 +115,32 @@ final class DirectAnswerTests: XCTestCase {
         XCTAssertEqual(directAnswers, 1)
     }
 
+    /// Shutdown begins while the loop has not yet seen that a lent answer went out, and the client's
+    /// next request waits unread in the socket: it is read and answered with close, not reset by
+    /// closing a socket with unread data.
+    func testShutdownReadsARequestWaitingBehindASentLentAnswerRatherThanResettingIt() throws {
+        let held = HeldAnswers(answerOffTheLoop: false)
+        let s = try start(held) { $0.shutdownGrace = .seconds(8) }
+        let client = try RawClient(port: s.port, timeoutSeconds: 6)
+        client.send("GET /a HTTP/1.1\r\nHost: t\r\n\r\n")
+        XCTAssertTrue(held.waitForLent(count: 1))
+        held.answerAll()
+        XCTAssertEqual(client.readResponse()?.text, "path=/a")
+        // The loop is kept inside a handler, so what follows waits for its next turn.
+        let other = try RawClient(port: s.port)
+        other.send("GET /stall HTTP/1.1\r\nHost: t\r\n\r\n")
+        XCTAssertEqual(held.stalled.wait(timeout: .now() + 5), .success)
+        client.send("GET /next HTTP/1.1\r\nHost: t\r\n\r\n")
+        s.shutdown()
+        held.stall.signal()
+        XCTAssertTrue(held.waitForLent(count: 1))
+        held.answerAll()
+        let r = try XCTUnwrap(client.readResponse(), "reset instead of answered")
+        XCTAssertEqual(r.text, "path=/next")
+        XCTAssertEqual(r.header("Connection"), "close")
+        XCTAssertEqual(client.receiveOutcome(), .endOfStream)
+    }
+
     /// 16 MiB to a client that is not reading: the socket takes part of it, the loop writes the
     /// rest in order, and the next request on the connection is answered after it.
     func testAnAnswerTheSocketCannotTakeWholeIsFinishedByTheLoop() throws {
@@ -124,8 +150,9 @@ final class DirectAnswerTests: XCTestCase {
         client.send("GET /big HTTP/1.1\r\nHost: t\r\n\r\n")
         XCTAssertTrue(held.waitForLent(count: 1))
         held.answerAll()
-        XCTAssertEqual(s.core.directAnswers.load(ordering: .relaxed), 0)
         let r = try XCTUnwrap(client.readResponse())
+        XCTAssertEqual(s.core.directAnswers.load(ordering: .relaxed), 1)
+        XCTAssertEqual(s.core.directAnswerRests.load(ordering: .relaxed), 1, "the socket took 16 MiB at once")
         XCTAssertEqual(r.body, HeldAnswers.body(path: "/big", bytes: 16 << 20))
         client.send("GET /next HTTP/1.1\r\nHost: t\r\n\r\n")
         XCTAssertTrue(held.waitForLent(count: 1))
@@ -161,6 +188,8 @@ final class DirectAnswerTests: XCTestCase {
 final class HeldAnswers: HTTPHandler {
     private let state = Mutex<(held: [(path: String, responder: HTTPResponder)], lent: [(path: String, responder: HTTPResponder)])>(([], []))
     private let lentSignal = DispatchSemaphore(value: 0)
+    /// `/stall` keeps the loop inside `handle` until `stall` is signalled (`stalled` says it is there).
+    let stall = DispatchSemaphore(value: 0), stalled = DispatchSemaphore(value: 0)
     let answerOffTheLoop: Bool
     let bodyBytes: Int?
 
@@ -182,6 +211,11 @@ final class HeldAnswers: HTTPHandler {
     }
 
     func handle(_ request: HTTPRequest, _ responder: HTTPResponder) {
+        if request.path == "/stall" {
+            stalled.signal()
+            stall.wait()
+            return responder.respond(HTTPResponse(status: 200, body: Array("stalled".utf8)))
+        }
         state.withLock { $0.held.append((request.path, responder)) }
     }
 

@@ -35,6 +35,8 @@ final class Connection {
     let handoff = Atomic<UInt64>(0)
     /// This loop lent the socket and has not taken it back (its own copy, read without an atomic).
     var armed = false
+    /// Shutdown read what was waiting in the socket before closing it (once: `EventLoop.service`).
+    var readAtShutdown = false
     /// Counted against `maxConnections` (a refused connection is not).
     var counted = true
 

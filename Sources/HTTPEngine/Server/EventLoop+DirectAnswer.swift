@@ -40,8 +40,17 @@ enum DirectAnswer {
 
     static func word(sequence: UInt64, state: UInt64) -> UInt64 { sequence << 4 | state }
 
-    /// `Date` for answers written off the loops: the loops' encoders are theirs alone.
-    static let sharedEncoder = Mutex(ResponseEncoder())
+    /// `Date` for answers written off the loops (the loops' encoders are theirs alone), rendered
+    /// once a second.
+    private static let date = Mutex<(second: Int, line: [UInt8])>((-1, []))
+
+    static func dateLine() -> [UInt8] {
+        let now = time(nil)
+        return date.withLock { cached in
+            if cached.second != now { cached = (now, ResponseEncoder.dateLine(at: now)) }
+            return cached.line
+        }
+    }
 }
 
 extension EventLoop {
@@ -59,24 +68,26 @@ extension EventLoop {
             if won { break }
             word = current
         }
-        let encoder = DirectAnswer.sharedEncoder.withLock { shared -> ResponseEncoder in
-            shared.refreshDate()
-            return shared
-        }
+        // Counted before the bytes leave: a client that has the answer sees the count.
+        core.directAnswers.add(1, ordering: .relaxed)
         let close = !framing.keepAlive || draining.load(ordering: .sequentiallyConsistent)
-        var output = OutboundQueue()
-        let userClose = encoder.encode(status: response.status, headers: response.headers, body: response.body,
-                                       omitBody: framing.omitBody, close: close,
-                                       http10KeepAlive: framing.http10 && !close, into: &output)
-        let closes = close || userClose
-        Self.sendWhatTheSocketTakes(c.fd, &output)
-        guard output.isEmpty else {
+        let answer = ResponseEncoder.encode(status: response.status, headers: response.headers, body: response.body,
+                                            omitBody: framing.omitBody, close: close, http10KeepAlive: framing.http10 && !close,
+                                            dateLine: DirectAnswer.dateLine())
+        let closes = close || answer.userClose
+        let sent = Self.send(c.fd, answer.head, answer.body)
+        let total = answer.head.count + (answer.body?.count ?? 0)
+        guard sent == total else {
             // The socket is full or failed: the loop writes the rest (and meets the error) in order.
+            var rest = OutboundQueue()
+            rest.append(answer.head)
+            if let body = answer.body { rest.append(body) }
+            rest.consume(max(0, sent))
+            core.directAnswerRests.add(1, ordering: .relaxed)
             c.handoff.store(0, ordering: .sequentiallyConsistent)
-            enqueue(.directAnswerRest(ref, sequence, output, closes))
+            enqueue(.directAnswerRest(ref, sequence, rest, closes))
             return true
         }
-        core.directAnswers.add(1, ordering: .relaxed)
         word = c.handoff.load(ordering: .sequentiallyConsistent)
         while true {
             let desired = word & ~DirectAnswer.stateMask | DirectAnswer.sent | (closes ? DirectAnswer.close : 0)
@@ -94,22 +105,16 @@ extension EventLoop {
         return true
     }
 
-    /// Sends until the queue is empty, the socket would block, or it fails (then the loop's own
-    /// write meets the error and closes).
-    private static func sendWhatTheSocketTakes(_ fd: Int32, _ output: inout OutboundQueue) {
-        while !output.isEmpty {
+    /// One `send` (head and body in one `sendmsg` when apart), retried on EINTR; the bytes the
+    /// socket took, or -1.
+    private static func send(_ fd: Int32, _ head: [UInt8], _ body: [UInt8]?) -> Int {
+        while true {
             let sent: Int
-            if output.segments.count == 1 {
-                sent = output.segments[0].withUnsafeBytes { p in
-                    guard let base = p.baseAddress else { return 0 }
-                    return send(fd, base + output.offset, p.count - output.offset, Int32(MSG_NOSIGNAL))
-                }
-            } else {
-                sent = output.segments[0].withUnsafeBytes { head in
-                    output.segments[1].withUnsafeBytes { body in
-                        var iov = (iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress.map { $0 + output.offset }),
-                                         iov_len: head.count - output.offset),
-                                   iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress), iov_len: body.count))
+            if let body {
+                sent = head.withUnsafeBytes { h in
+                    body.withUnsafeBytes { b in
+                        var iov = (iovec(iov_base: UnsafeMutableRawPointer(mutating: h.baseAddress), iov_len: h.count),
+                                   iovec(iov_base: UnsafeMutableRawPointer(mutating: b.baseAddress), iov_len: b.count))
                         return withUnsafeMutableBytes(of: &iov) { iovBytes in
                             var message = msghdr()
                             message.msg_iov = iovBytes.baseAddress?.assumingMemoryBound(to: iovec.self)
@@ -118,14 +123,11 @@ extension EventLoop {
                         }
                     }
                 }
-            }
-            if sent > 0 {
-                output.consume(sent)
-            } else if sent < 0 && errno == EINTR {
-                continue
             } else {
-                return
+                sent = head.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             }
+            if sent < 0 && errno == EINTR { continue }
+            return sent
         }
     }
 

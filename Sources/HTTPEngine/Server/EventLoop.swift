@@ -286,7 +286,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         let n = recv(c.fd, readBuffer.baseAddress, readBuffer.count, 0)
         // Usually the client's next request, after an answer another thread wrote: finish that
         // exchange first, so the request is parsed straight from the read buffer.
-        if c.armed { _ = finishDirectAnswerIfSent(c, waiting: false) }
+        if c.armed && n >= 0 { _ = finishDirectAnswerIfSent(c, waiting: false) }
         if n > 0 {
             if c.lingering { return }
             let bytes = UnsafeBufferPointer(start: readBuffer.baseAddress?.assumingMemoryBound(to: UInt8.self), count: n)
@@ -481,6 +481,14 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
                 return
             }
             if shutdownDeadline != nil && c.inbound.isEmpty && c.parser.phase == .idle {
+                // As at the start of shutdown: a request already in the socket (sent after an
+                // answer another thread wrote) is read first, once, and answered with close,
+                // rather than reset by closing a socket with unread data (RFC 9112 §9.6).
+                if !c.readAtShutdown {
+                    c.readAtShutdown = true
+                    onReadable(c)
+                    if c.closed || c.lingering || !c.isIdle { return }
+                }
                 close(c)
                 return
             }

@@ -14,6 +14,11 @@ struct ResponseEncoder {
         let now = time(nil)
         guard now != dateSecond else { return }
         dateSecond = now
+        dateLine = Self.dateLine(at: now)
+    }
+
+    /// `Date: <IMF-fixdate>\r\n` for a second since the epoch (RFC 9110 §5.6.7).
+    static func dateLine(at now: Int) -> [UInt8] {
         var t = now
         var parts = tm()
         gmtime_r(&t, &parts)
@@ -21,13 +26,24 @@ struct ResponseEncoder {
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
         let text = "Date: \(days[Int(parts.tm_wday) % 7]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon) % 12]) \(parts.tm_year + 1900) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT\r\n"
-        dateLine = Array(text.utf8)
+        return Array(text.utf8)
     }
 
     /// Head + body as output segments; one segment when the body is small so it leaves in one write.
     /// Returns whether the handler asked to close (`Connection: close`).
     func encode(status: Int, headers: HTTPHeaders, body: [UInt8], omitBody: Bool,
                 close: Bool, http10KeepAlive: Bool, into segments: inout OutboundQueue) -> Bool {
+        let encoded = Self.encode(status: status, headers: headers, body: body, omitBody: omitBody, close: close,
+                                  http10KeepAlive: http10KeepAlive, dateLine: dateLine)
+        segments.append(encoded.head)
+        if let body = encoded.body { segments.append(body) }
+        return encoded.userClose
+    }
+
+    /// The head, with the body in it when it is small (one write), or the body apart; and whether
+    /// the handler asked to close.
+    static func encode(status: Int, headers: HTTPHeaders, body: [UInt8], omitBody: Bool, close: Bool,
+                       http10KeepAlive: Bool, dateLine: [UInt8]) -> (head: [UInt8], body: [UInt8]?, userClose: Bool) {
         var head: [UInt8] = []
         let bodyAllowed = Self.allowsBody(status)
         let inline = bodyAllowed && !omitBody && body.count <= 16 << 10
@@ -66,12 +82,9 @@ struct ResponseEncoder {
         head.append(0x0D); head.append(0x0A)
         if inline {
             head.append(contentsOf: body)
-            segments.append(head)
-        } else {
-            segments.append(head)
-            if bodyAllowed && !omitBody && !body.isEmpty { segments.append(body) }
+            return (head, nil, userClose)
         }
-        return userClose
+        return (head, bodyAllowed && !omitBody && !body.isEmpty ? body : nil, userClose)
     }
 
     /// The head of a streaming response: chunked in 1.1, close-delimited in 1.0 (RFC 9112 §6.3 (8)).
@@ -80,7 +93,7 @@ struct ResponseEncoder {
     func encodeStreamHead(status: Int, headers: HTTPHeaders, chunked: Bool, close: Bool = false, into segments: inout OutboundQueue) {
         var head: [UInt8] = []
         head.reserveCapacity(128 + headers.count * 32)
-        appendStatusLine(status, to: &head)
+        Self.appendStatusLine(status, to: &head)
         for field in headers {
             if Self.ownedField(field.name) != .none { continue }
             guard Self.isSafe(field) else { continue }
@@ -166,7 +179,7 @@ struct ResponseEncoder {
 
     static func allowsBody(_ status: Int) -> Bool { status >= 200 && status != 204 && status != 304 }
 
-    func appendStatusLine(_ status: Int, to head: inout [UInt8]) {
+    static func appendStatusLine(_ status: Int, to head: inout [UInt8]) {
         switch status {
         case 200: return head.append(contentsOf: Self.status200)
         case 201: return head.append(contentsOf: Self.status201)

@@ -8,8 +8,10 @@ final class ServerCore: Sendable {
     let timeouts: ConnectionTimer.Timeouts
     let openConnections = Atomic<Int>(0)
     let shuttingDown = Atomic<Bool>(false)
-    /// Answers written whole by the thread that gave them (`EventLoop+DirectAnswer.swift`), for tests.
+    /// Answers the thread that gave them began to write (`EventLoop+DirectAnswer.swift`), and those
+    /// of them the socket did not take whole (the loop wrote the rest); for tests.
     let directAnswers = Atomic<Int>(0)
+    let directAnswerRests = Atomic<Int>(0)
 
     init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
         self.configuration = configuration

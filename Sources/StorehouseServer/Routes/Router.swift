@@ -112,7 +112,7 @@ final class Router: HTTPHandler {
                 return (route, "")
             }
         }
-        let exchange = Exchange(request: request, responder: responder, route: route, started: .now,
+        let exchange = Exchange(request: request, responder: responder, route: route, started: Exchange.monotonicNanos(),
                                 metrics: metrics, accessLog: accessLog, now: registry.context.now)
         return (exchange, name)
     }
