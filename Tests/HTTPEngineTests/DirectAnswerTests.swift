@@ -141,6 +141,29 @@ final class DirectAnswerTests: XCTestCase {
         XCTAssertEqual(client.receiveOutcome(), .endOfStream)
     }
 
+    /// The same, with the next request's body still on its way: its head is refused at once (a
+    /// draining server takes no new work) rather than shutdown waiting for a body that may not come.
+    func testShutdownRefusesFromItsHeadARequestWhoseBodyIsStillArrivingBehindALentAnswer() throws {
+        let held = HeldAnswers(answerOffTheLoop: false)
+        let s = try start(held) { $0.shutdownGrace = .seconds(8) }
+        let client = try RawClient(port: s.port, timeoutSeconds: 6)
+        client.send("GET /a HTTP/1.1\r\nHost: t\r\n\r\n")
+        XCTAssertTrue(held.waitForLent(count: 1))
+        held.answerAll()
+        XCTAssertEqual(client.readResponse()?.text, "path=/a")
+        let other = try RawClient(port: s.port)
+        other.send("GET /stall HTTP/1.1\r\nHost: t\r\n\r\n")
+        XCTAssertEqual(held.stalled.wait(timeout: .now() + 5), .success)
+        client.send("POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\nonly part")
+        let started = ContinuousClock.now
+        s.shutdown()
+        held.stall.signal()
+        let r = try XCTUnwrap(client.readResponse())
+        XCTAssertEqual(r.status, 503)
+        XCTAssertEqual(r.header("Connection"), "close")
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(4))
+    }
+
     /// 16 MiB to a client that is not reading: the socket takes part of it, the loop writes the
     /// rest in order, and the next request on the connection is answered after it.
     func testAnAnswerTheSocketCannotTakeWholeIsFinishedByTheLoop() throws {
@@ -217,6 +240,13 @@ final class HeldAnswers: HTTPHandler {
             return responder.respond(HTTPResponse(status: 200, body: Array("stalled".utf8)))
         }
         state.withLock { $0.held.append((request.path, responder)) }
+    }
+
+    /// Refuses the head of `/upload` (as a draining server refuses new work).
+    func handleExpectation(_ head: HTTPRequest, _ responder: HTTPResponder) -> Bool {
+        guard head.path == "/upload" else { return false }
+        responder.respond(HTTPResponse(status: 503, body: Array("draining".utf8)))
+        return true
     }
 
     func eventLoopWillWait() {

@@ -487,7 +487,8 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
                 if !c.readAtShutdown {
                     c.readAtShutdown = true
                     onReadable(c)
-                    if c.closed || c.lingering || !c.isIdle { return }
+                    if c.closed || c.lingering { return }
+                    if !c.isIdle { return refuseBodyStillArriving(c) }
                 }
                 close(c)
                 return
@@ -630,6 +631,13 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         _ = Epoll.control(sys, epfd, Epoll.CTL_ADD, fd, events)
     }
 
+    /// At shutdown, a request whose body is still on its way: the head alone may be refused now
+    /// (a server that is draining refuses new work), rather than once a body that may never come is in.
+    private func refuseBodyStillArriving(_ c: Connection) {
+        guard c.parser.phase == .body && !c.awaiting && !c.closeAfterFlush && !c.closed else { return }
+        if refusedFromHead(c) { service(c) }
+    }
+
     private func sweep() {
         for case let c? in connections {
             // A lent socket whose answer went out and whose client sent nothing since: the idle
@@ -688,11 +696,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
                     continue
                 }
             }
-            if c.parser.phase == .body && !c.awaiting && !c.closeAfterFlush {
-                // A body still on its way: the head alone may be refused now (a server that is
-                // draining refuses new work), rather than once a body that may never come is in.
-                if refusedFromHead(c) { service(c) }
-            }
+            refuseBodyStillArriving(c)
         }
     }
 }
