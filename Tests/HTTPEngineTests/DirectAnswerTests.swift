@@ -8,11 +8,14 @@ import Glibc
 /// shutdown), and the loop must take the socket back whenever it needs it.
 final class DirectAnswerTests: XCTestCase {
     var server: HTTPServer?
+    /// The connection whose handler holds the loop (`shutDownWhileTheLoopIsBusy`), open until the test ends.
+    private var stalledClient: RawClient?
 
     override func tearDown() {
         server?.shutdown()
         server?.waitUntilStopped()
         server = nil
+        stalledClient = nil
     }
 
     func start(_ handler: HeldAnswers, _ configure: (inout HTTPServerConfiguration) -> Void = { _ in }) throws -> HTTPServer {
@@ -115,10 +118,9 @@ final class DirectAnswerTests: XCTestCase {
         XCTAssertEqual(directAnswers, 1)
     }
 
-    /// Shutdown begins while the loop has not yet seen that a lent answer went out, and the client's
-    /// next request waits unread in the socket: it is read and answered with close, not reset by
-    /// closing a socket with unread data.
-    func testShutdownReadsARequestWaitingBehindASentLentAnswerRatherThanResettingIt() throws {
+    /// A lent answer goes out unseen by the loop; with the loop held inside another connection's
+    /// handler, the client sends `next` and shutdown begins; then the loop runs again.
+    private func shutDownWhileTheLoopIsBusy(sending next: String) throws -> (HeldAnswers, RawClient) {
         let held = HeldAnswers(answerOffTheLoop: false)
         let s = try start(held) { $0.shutdownGrace = .seconds(8) }
         let client = try RawClient(port: s.port, timeoutSeconds: 6)
@@ -126,13 +128,21 @@ final class DirectAnswerTests: XCTestCase {
         XCTAssertTrue(held.waitForLent(count: 1))
         held.answerAll()
         XCTAssertEqual(client.readResponse()?.text, "path=/a")
-        // The loop is kept inside a handler, so what follows waits for its next turn.
         let other = try RawClient(port: s.port)
+        stalledClient = other
         other.send("GET /stall HTTP/1.1\r\nHost: t\r\n\r\n")
         XCTAssertEqual(held.stalled.wait(timeout: .now() + 5), .success)
-        client.send("GET /next HTTP/1.1\r\nHost: t\r\n\r\n")
+        client.send(next)
         s.shutdown()
         held.stall.signal()
+        return (held, client)
+    }
+
+    /// Shutdown begins while the loop has not yet seen that a lent answer went out, and the client's
+    /// next request waits unread in the socket: it is read and answered with close, not reset by
+    /// closing a socket with unread data.
+    func testShutdownReadsARequestWaitingBehindASentLentAnswerRatherThanResettingIt() throws {
+        let (held, client) = try shutDownWhileTheLoopIsBusy(sending: "GET /next HTTP/1.1\r\nHost: t\r\n\r\n")
         XCTAssertTrue(held.waitForLent(count: 1))
         held.answerAll()
         let r = try XCTUnwrap(client.readResponse(), "reset instead of answered")
@@ -144,20 +154,8 @@ final class DirectAnswerTests: XCTestCase {
     /// The same, with the next request's body still on its way: its head is refused at once (a
     /// draining server takes no new work) rather than shutdown waiting for a body that may not come.
     func testShutdownRefusesFromItsHeadARequestWhoseBodyIsStillArrivingBehindALentAnswer() throws {
-        let held = HeldAnswers(answerOffTheLoop: false)
-        let s = try start(held) { $0.shutdownGrace = .seconds(8) }
-        let client = try RawClient(port: s.port, timeoutSeconds: 6)
-        client.send("GET /a HTTP/1.1\r\nHost: t\r\n\r\n")
-        XCTAssertTrue(held.waitForLent(count: 1))
-        held.answerAll()
-        XCTAssertEqual(client.readResponse()?.text, "path=/a")
-        let other = try RawClient(port: s.port)
-        other.send("GET /stall HTTP/1.1\r\nHost: t\r\n\r\n")
-        XCTAssertEqual(held.stalled.wait(timeout: .now() + 5), .success)
-        client.send("POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\nonly part")
         let started = ContinuousClock.now
-        s.shutdown()
-        held.stall.signal()
+        let (_, client) = try shutDownWhileTheLoopIsBusy(sending: "POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\nonly part")
         let r = try XCTUnwrap(client.readResponse())
         XCTAssertEqual(r.status, 503)
         XCTAssertEqual(r.header("Connection"), "close")
