@@ -8,19 +8,20 @@ public final class HTTPResponder: Sendable {
     let loop: EventLoop
     let connection: ConnectionRef
     let sequence: UInt64
-    let chunked: Bool
     /// How the answer is framed, fixed when the request was read: what another thread needs to
     /// write it itself (`EventLoop.answerDirectly`).
     let framing: AnswerFraming
     private let answered = Atomic<Bool>(false)
 
-    init(loop: EventLoop, connection: ConnectionRef, sequence: UInt64, chunked: Bool, framing: AnswerFraming) {
+    init(loop: EventLoop, connection: ConnectionRef, sequence: UInt64, framing: AnswerFraming) {
         self.loop = loop
         self.connection = connection
         self.sequence = sequence
-        self.chunked = chunked
         self.framing = framing
     }
+
+    /// A stream is chunked in HTTP/1.1 and close-delimited in HTTP/1.0 (RFC 9112 §6.3 (8)).
+    var chunked: Bool { !framing.http10 }
 
     /// Sends `response`; `Date`, `Content-Length` and `Connection` are added by the engine.
     ///

@@ -354,7 +354,6 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         c.currentKeepAlive = false
         c.currentIsHTTP10 = head.version == .http1_0
         let responder = HTTPResponder(loop: self, connection: ConnectionRef(connection: c), sequence: c.sequence,
-                                      chunked: head.version != .http1_0,
                                       framing: AnswerFraming(omitBody: c.currentIsHead, keepAlive: false, http10: c.currentIsHTTP10))
         // An answer delivered during the call (`awaiting` cleared) is a refusal whatever was returned:
         // a 100 Continue must not follow a final answer.
@@ -383,7 +382,6 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         c.currentKeepAlive = request.keepAlive
         c.currentIsHTTP10 = request.version == .http1_0
         let responder = HTTPResponder(loop: self, connection: ConnectionRef(connection: c), sequence: c.sequence,
-                                      chunked: request.version != .http1_0,
                                       framing: AnswerFraming(omitBody: c.currentIsHead, keepAlive: c.currentKeepAlive, http10: c.currentIsHTTP10))
         core.handler.handle(request, responder)
     }
