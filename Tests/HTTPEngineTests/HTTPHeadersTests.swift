@@ -32,4 +32,34 @@ final class HTTPHeadersTests: XCTestCase {
         XCTAssertEqual(headers.count("nope"), 0)
         XCTAssertNil(headers.combined("nope"))
     }
+
+    func testIterationGivesEveryFieldInOrderWithItsSpelling() {
+        XCTAssertEqual(headers.map(\.name), ["Host", "X-A-Field-Name-Longer-Than-Fifteen-Bytes", "Accept", "accept", "Ünïcode"])
+        XCTAssertEqual(headers.map(\.value), ["example.test", "long", "a", "b", "u"])
+        XCTAssertEqual(headers.count, 5)
+        XCTAssertTrue(HTTPHeaders().isEmpty)
+        XCTAssertEqual(Array(HTTPHeaders()).count, 0)
+    }
+
+    func testSetReplacesEveryFieldOfTheNameAndRemoveKeepsTheOthersInOrder() {
+        var h = headers
+        h.set("ACCEPT", "c")
+        XCTAssertEqual(h.values("accept"), ["c"])
+        XCTAssertEqual(h.map(\.name), ["Host", "X-A-Field-Name-Longer-Than-Fifteen-Bytes", "Ünïcode", "ACCEPT"])
+        h.remove("host")
+        h.remove("not-there")
+        XCTAssertEqual(h.map(\.name), ["X-A-Field-Name-Longer-Than-Fifteen-Bytes", "Ünïcode", "ACCEPT"])
+        XCTAssertEqual(h.count, 3)
+        XCTAssertEqual(headers.count, 5, "a copy is its own")
+    }
+
+    func testValuesAreReadAsBytesWithoutAString() {
+        var h = HTTPHeaders()
+        h.add("Empty", "")
+        h.add("Authorization", "Bearer abc")
+        XCTAssertEqual(h.withValue("authorization") { Array($0) }, Array("Bearer abc".utf8))
+        XCTAssertEqual(h.withValue("empty") { $0.count }, 0)
+        XCTAssertEqual(h["Empty"], "")
+        XCTAssertNil(h.withValue("missing") { $0.count })
+    }
 }

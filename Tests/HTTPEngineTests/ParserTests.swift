@@ -57,6 +57,35 @@ final class ParserTests: XCTestCase {
         }
     }
 
+    func testTokenBytesAreTheTcharsOfRFC9110() {
+        // RFC 9110 §5.6.2: tchar.
+        let allowed = Set("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+        for b in UInt8.min...UInt8.max {
+            XCTAssertEqual(ASCII.isTokenChar(b), allowed.contains(b), "byte \(b)")
+        }
+    }
+
+    func testFieldValueWordsAgreeWithTheByteRuleAtEveryPosition() {
+        // Each byte value at each position of strings of 1–24 bytes otherwise printable: the
+        // eight-byte test must give the byte-by-byte verdict wherever the odd byte falls.
+        for length in 1...24 {
+            for position in 0..<length {
+                for b in UInt8.min...UInt8.max {
+                    var bytes = Array(repeating: UInt8(ascii: "a"), count: length)
+                    bytes[position] = b
+                    let expected = b == 0x09 || (b >= 0x20 && b != 0x7F)
+                    let verdict = bytes.withUnsafeBufferPointer { ASCII.isFieldValue($0) }
+                    if verdict != expected { XCTFail("byte \(b) at \(position) of \(length)"); return }
+                }
+            }
+        }
+        var mixed: [UInt8] = Array("tab\there obs-text \u{e9}\u{fc} and ~ } { 0x20".utf8)
+        XCTAssertTrue(mixed.withUnsafeBufferPointer { ASCII.isFieldValue($0) })
+        mixed.append(0x7F)
+        XCTAssertFalse(mixed.withUnsafeBufferPointer { ASCII.isFieldValue($0) })
+        XCTAssertTrue([UInt8]().withUnsafeBufferPointer { ASCII.isFieldValue($0) })
+    }
+
     func testHostValuesThatAreURIHostAndPort() {
         for host in ["h", "example.com:8080", "127.0.0.1:1", "[::1]", "[::1]:80", "[v1.x]", "ex%41mple", "a_b-c~d", "h:", ""] {
             XCTAssertEqual(drive("GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n"), [.request(method: "GET", target: "/", body: "", keepAlive: true)], host)

@@ -4,18 +4,43 @@ enum ASCII {
         b >= 0x41 && b <= 0x5A ? b | 0x20 : b
     }
 
-    /// tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA
+    /// tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA,
+    /// one bit per ASCII byte (0–63, 64–127): every header name's bytes pass here, and a switch
+    /// cost several branches per byte. `ParserTests` checks the bits against that list.
     @inline(__always) static func isTokenChar(_ b: UInt8) -> Bool {
-        switch b {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
-        case 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: return true
-        default: return false
-        }
+        b < 64 ? (0x03ff_6cfa_0000_0000 as UInt64) >> b & 1 == 1 : b < 128 && (0x57ff_ffff_c7ff_fffe as UInt64) >> (b - 64) & 1 == 1
     }
 
     /// field-vchar / SP / HTAB (obs-text allowed); CR, LF, NUL and other controls are not.
     @inline(__always) static func isFieldValueChar(_ b: UInt8) -> Bool {
         b == 0x09 || (b >= 0x20 && b != 0x7F)
+    }
+
+    /// Whether every byte is a field-vchar, SP or HTAB (RFC 9110 §5.5). Eight bytes at a time: a
+    /// word of printable ASCII (0x20–0x7E, nearly every header) passes with two tests, and only a
+    /// word with some other byte (HTAB, obs-text, or a byte that fails) is checked byte by byte.
+    static func isFieldValue(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        var i = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while i + 8 <= bytes.count {
+                let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                // "hasless(x, 0x20)" and "hasmore(x, 0x7E)" (Anderson, Bit Twiddling Hacks): exact
+                // as booleans, for any bytes.
+                let below = (x &- ones &* 0x20) & ~x & highs
+                let above = ((x &+ ones &* (127 - 0x7E)) | x) & highs
+                if below | above != 0 {
+                    for j in i..<(i + 8) where !isFieldValueChar(bytes[j]) { return false }
+                }
+                i += 8
+            }
+        }
+        while i < bytes.count {
+            if !isFieldValueChar(bytes[i]) { return false }
+            i += 1
+        }
+        return true
     }
 
     @inline(__always) static func hexValue(_ b: UInt8) -> UInt8? {

@@ -5,94 +5,233 @@
 /// headers.add("Content-Type", "application/json")
 /// headers["content-type"]   // "application/json"
 /// ```
+///
+/// The fields are kept as bytes, back to back in one array, and a value becomes a `String`
+/// only when someone asks for one: a parsed request's header block is one allocation, and a
+/// response's fields go to the wire as two copies each. With a `(String, String)` per field, the
+/// strings were a third of parsing a request and a fifth of what the journal's thread freed after
+/// answering it (BENCHMARKS.md, thirteenth session).
 public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     public typealias Field = (name: String, value: String)
 
-    @usableFromInline var fields: [Field]
+    /// Per field: the name's length and the value's (`UInt32` each, native byte order: these bytes
+    /// never leave the process), then the name's bytes and the value's. Only `storage[..<used]`
+    /// holds fields; the rest is zeros kept as room, so a field is copied in with `memcpy` (an
+    /// `append(contentsOf:)` per part cost ~100 instructions, 300 a field).
+    private var storage: [UInt8]
+    private var used: Int
+    /// How many fields there are.
+    public private(set) var count: Int
 
-    public init() { fields = [] }
+    private static let lengthBytes = 8
+
+    public init() {
+        storage = []
+        used = 0
+        count = 0
+    }
 
     public init(_ fields: [(String, String)]) {
-        self.fields = fields.map { (name: $0.0, value: $0.1) }
+        self.init()
+        for (name, value) in fields { add(name, value) }
     }
-
-    init(fields: [Field]) { self.fields = fields }
 
     public init(dictionaryLiteral elements: (String, String)...) {
-        self.fields = elements.map { (name: $0.0, value: $0.1) }
+        self.init(elements)
     }
+
+    public var isEmpty: Bool { count == 0 }
 
     /// The first value of the field named `name` (case-insensitive), or nil.
     public subscript(_ name: String) -> String? {
-        // By index, as below: `for field in fields` copies each (name, value) pair, two retains
-        // and two releases per field passed over, and the router looks up several per request.
-        for i in fields.indices where HTTPHeaders.equalsIgnoringCase(fields[i].name, name) { return fields[i].value }
-        return nil
+        withValue(name) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with the bytes of the first value of the field named `name`
+    /// (case-insensitive), without building a string; nil when there is no such field.
+    ///
+    /// ```swift
+    /// let isJSON = request.headers.withValue("Content-Type") { $0.starts(with: "application/json".utf8) }
+    /// ```
+    public func withValue<R>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
+        var found: UnsafeBufferPointer<UInt8>?
+        var name = name
+        return try name.withUTF8 { wanted in
+            try withFieldBytes { bytes in
+                Self.forEach(in: bytes) { fieldName, value in
+                    guard Self.equalsIgnoringCase(fieldName, wanted) else { return true }
+                    found = value
+                    return false
+                }
+                return try found.map(body)
+            }
+        }
     }
 
     /// Every value of the field named `name`, in order.
     public func values(_ name: String) -> [String] {
-        fields.indices.filter { HTTPHeaders.equalsIgnoringCase(fields[$0].name, name) }.map { fields[$0].value }
+        var values: [String] = []
+        forEach(named: name) { values.append(String(decoding: $0, as: UTF8.self)) }
+        return values
     }
 
     /// How many field lines are named `name` (case-insensitive); counts without allocating.
     public func count(_ name: String) -> Int {
         var n = 0
-        for i in fields.indices where HTTPHeaders.equalsIgnoringCase(fields[i].name, name) { n += 1 }
+        forEach(named: name) { _ in n += 1 }
         return n
     }
 
     /// The values of a list-based field (RFC 9110 §5.3) as one line: every field line of that
     /// name joined with ", ", which is what they mean together; nil when there is none.
     public func combined(_ name: String) -> String? {
-        var result: String?
-        for i in fields.indices where HTTPHeaders.equalsIgnoringCase(fields[i].name, name) {
-            result = result.map { $0 + ", " + fields[i].value } ?? fields[i].value
+        var joined: [UInt8] = []
+        var any = false
+        forEach(named: name) { value in
+            if any { joined.append(contentsOf: ", ".utf8) }
+            joined.append(contentsOf: value)
+            any = true
         }
-        return result
+        return any ? String(decoding: joined, as: UTF8.self) : nil
     }
 
     /// Appends a field; earlier fields of the same name stay.
     public mutating func add(_ name: String, _ value: String) {
-        fields.append((name: name, value: value))
+        var name = name, value = value
+        name.withUTF8 { n in value.withUTF8 { v in append(name: n, value: v) } }
     }
 
-    /// Makes room for `count` fields, so a response built field by field allocates once.
+    /// Makes room for `count` more fields of a usual size, so headers built field by field
+    /// allocate once.
     public mutating func reserveCapacity(_ count: Int) {
-        fields.reserveCapacity(count)
+        reserveBytes(used + count * 48)
     }
 
     /// Replaces every field named `name` with one field.
     public mutating func set(_ name: String, _ value: String) {
         remove(name)
-        fields.append((name: name, value: value))
+        add(name, value)
     }
 
     /// Removes every field named `name`.
     public mutating func remove(_ name: String) {
-        fields.removeAll { HTTPHeaders.equalsIgnoringCase($0.name, name) }
-    }
-
-    public var count: Int { fields.count }
-    public var isEmpty: Bool { fields.isEmpty }
-
-    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
-
-    /// ASCII case-insensitive comparison; field names are tokens, so ASCII is all that matters.
-    static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
-        // Most lookups miss on the length alone (O(1) for native strings); only then look at bytes.
-        guard a.utf8.count == b.utf8.count else { return false }
-        // Read in place: `withUTF8` needs a mutable copy of each string (a retain and a release).
-        let contiguous = a.utf8.withContiguousStorageIfAvailable { ua in
-            b.utf8.withContiguousStorageIfAvailable { ub in
-                for i in 0..<ua.count where ua[i] != ub[i] {
-                    if ASCII.lower(ua[i]) != ASCII.lower(ub[i]) { return false }
-                }
+        guard self.count(name) > 0 else { return }
+        var kept = HTTPHeaders()
+        var name = name
+        name.withUTF8 { wanted in
+            forEachField { fieldName, value in
+                if !Self.equalsIgnoringCase(fieldName, wanted) { kept.append(name: fieldName, value: value) }
                 return true
             }
         }
-        if let equal = contiguous ?? nil { return equal }
-        // Only a string without contiguous UTF-8 (none is made on Linux) gets here.
-        return zip(a.utf8, b.utf8).allSatisfy { $0 == $1 || ASCII.lower($0) == ASCII.lower($1) }
+        self = kept
+    }
+
+    public func makeIterator() -> Iterator { Iterator(headers: self) }
+
+    /// The fields in order, each as a pair of strings.
+    public struct Iterator: IteratorProtocol {
+        let headers: HTTPHeaders
+        var offset = 0
+
+        public mutating func next() -> Field? {
+            guard offset < headers.used else { return nil }
+            var field: Field?
+            headers.withFieldBytes { bytes in
+                let (name, value, next) = HTTPHeaders.field(in: bytes, at: offset)
+                field = (String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+                offset = next
+            }
+            return field
+        }
+    }
+
+    // MARK: bytes
+
+    /// Appends a field from its bytes (the parser's way in: no string is built).
+    mutating func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        let start = used
+        let end = start + Self.lengthBytes + name.count + value.count
+        if storage.count < end { reserveBytes(Swift.max(end, storage.count * 2, 64)) }
+        storage.withUnsafeMutableBufferPointer { bytes in
+            let field = bytes.baseAddress.unsafelyUnwrapped + start
+            // SE-0349: `storeBytes` needs no alignment.
+            UnsafeMutableRawPointer(field).storeBytes(of: UInt32(truncatingIfNeeded: name.count), as: UInt32.self)
+            UnsafeMutableRawPointer(field).storeBytes(of: UInt32(truncatingIfNeeded: value.count), toByteOffset: 4, as: UInt32.self)
+            if let n = name.baseAddress { (field + Self.lengthBytes).update(from: n, count: name.count) }
+            if let v = value.baseAddress { (field + Self.lengthBytes + name.count).update(from: v, count: value.count) }
+        }
+        used = end
+        count += 1
+    }
+
+    /// Makes room for `bytes` bytes of fields in all (with their lengths), so appends copy in place.
+    mutating func reserveBytes(_ bytes: Int) {
+        guard storage.count < bytes else { return }
+        storage.append(contentsOf: repeatElement(0, count: bytes - storage.count))
+    }
+
+    /// Calls `body` with each field's name and value bytes, in order, while it returns true.
+    func forEachField(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Bool) {
+        withFieldBytes { Self.forEach(in: $0, body) }
+    }
+
+    /// The bytes that hold fields (not the room after them).
+    @inline(__always)
+    private func withFieldBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try storage.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[..<used])) }
+    }
+
+    /// Calls `body` with the value bytes of every field named `name`, in order.
+    private func forEach(named name: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var name = name
+        name.withUTF8 { wanted in
+            forEachField { fieldName, value in
+                if Self.equalsIgnoringCase(fieldName, wanted) { body(value) }
+                return true
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func forEach(in bytes: UnsafeBufferPointer<UInt8>,
+                                _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool) {
+        var offset = 0
+        while offset < bytes.count {
+            let (name, value, next) = field(in: bytes, at: offset)
+            if !body(name, value) { return }
+            offset = next
+        }
+    }
+
+    /// The field stored at `offset`: its name, its value, and where the next one starts.
+    @inline(__always)
+    private static func field(in bytes: UnsafeBufferPointer<UInt8>, at offset: Int)
+        -> (name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, next: Int) {
+        // `storage` is only ever written by `append`, so a length read here is always followed by its bytes.
+        let base = bytes.baseAddress.unsafelyUnwrapped + offset
+        let raw = UnsafeRawPointer(base)
+        let nameCount = Int(raw.loadUnaligned(as: UInt32.self))
+        let valueCount = Int(raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+        let name = UnsafeBufferPointer(start: base + lengthBytes, count: nameCount)
+        let value = UnsafeBufferPointer(start: base + lengthBytes + nameCount, count: valueCount)
+        return (name, value, offset + lengthBytes + nameCount + valueCount)
+    }
+
+    /// ASCII case-insensitive comparison; field names are tokens, so ASCII is all that matters.
+    @inline(__always)
+    static func equalsIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        // Most lookups miss on the length alone; only then look at bytes.
+        guard a.count == b.count else { return false }
+        for i in 0..<a.count where a[i] != b[i] {
+            if ASCII.lower(a[i]) != ASCII.lower(b[i]) { return false }
+        }
+        return true
+    }
+
+    /// The same for a name's bytes and an ASCII literal.
+    @inline(__always)
+    static func equalsIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        equalsIgnoringCase(a, UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 }

@@ -50,21 +50,17 @@ struct ResponseEncoder {
         head.reserveCapacity(96 + headers.count * 32 + (inline ? body.count : 0))
         var userClose = false
         appendStatusLine(status, to: &head)
-        for field in headers {
-            switch Self.ownedField(field.name) {
+        headers.forEachField { name, value in
+            switch Self.ownedField(name) {
             case .connection:
-                if field.value.lowercased().contains("close") { userClose = true }
-                continue
+                if Self.containsClose(value) { userClose = true }
+                return true
             case .owned:
-                continue
+                return true
             case .none:
-                break
+                Self.appendField(name, value, to: &head)
+                return true
             }
-            guard Self.isSafe(field) else { continue }
-            head.append(contentsOf: field.name.utf8)
-            head.append(0x3A); head.append(0x20)
-            head.append(contentsOf: field.value.utf8)
-            head.append(0x0D); head.append(0x0A)
         }
         head.append(contentsOf: dateLine)
         // RFC 9110 §8.6: no Content-Length in 1xx or 204, and in a 304 only the 200's length, which
@@ -94,13 +90,9 @@ struct ResponseEncoder {
         var head: [UInt8] = []
         head.reserveCapacity(128 + headers.count * 32)
         Self.appendStatusLine(status, to: &head)
-        for field in headers {
-            if Self.ownedField(field.name) != .none { continue }
-            guard Self.isSafe(field) else { continue }
-            head.append(contentsOf: field.name.utf8)
-            head.append(0x3A); head.append(0x20)
-            head.append(contentsOf: field.value.utf8)
-            head.append(0x0D); head.append(0x0A)
+        headers.forEachField { name, value in
+            if Self.ownedField(name) == .none { Self.appendField(name, value, to: &head) }
+            return true
         }
         head.append(contentsOf: dateLine)
         head.append(contentsOf: chunked ? Self.transferChunked : Self.connectionClose)
@@ -151,8 +143,8 @@ struct ResponseEncoder {
     enum Owned { case none, owned, connection }
 
     /// Framing fields belong to the engine; a handler's copy would contradict what is written.
-    static func ownedField(_ name: String) -> Owned {
-        switch name.utf8.count {
+    static func ownedField(_ name: UnsafeBufferPointer<UInt8>) -> Owned {
+        switch name.count {
         case 4 where HTTPHeaders.equalsIgnoringCase(name, "Date"): return .owned
         case 10 where HTTPHeaders.equalsIgnoringCase(name, "Connection"): return .connection
         case 14 where HTTPHeaders.equalsIgnoringCase(name, "Content-Length"): return .owned
@@ -161,20 +153,29 @@ struct ResponseEncoder {
         }
     }
 
-    /// Drops a field that would split the response (CR/LF in a value, a non-token name).
-    static func isSafe(_ field: HTTPHeaders.Field) -> Bool {
-        guard !field.name.isEmpty else { return false }
-        // Over contiguous bytes: iterating a String's UTF8View checks every index.
-        var name = field.name, value = field.value
-        let nameIsToken = name.withUTF8 { bytes in
-            for b in bytes where !ASCII.isTokenChar(b) { return false }
-            return true
+    /// Whether a handler's `Connection` value names `close` (RFC 9110 §7.6.1: a list of tokens).
+    static func containsClose(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+        var found = false
+        HTTPRequestParser.forEachListElement(value) { token in
+            if HTTPHeaders.equalsIgnoringCase(token, "close") { found = true }
         }
-        guard nameIsToken else { return false }
-        return value.withUTF8 { bytes in
-            for b in bytes where !ASCII.isFieldValueChar(b) { return false }
-            return true
-        }
+        return found
+    }
+
+    /// Writes `name: value` CRLF, unless the field would split the response (CR/LF in a value, a
+    /// name that is not a token): such a field is dropped.
+    static func appendField(_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>, to head: inout [UInt8]) {
+        guard isSafe(name: name, value: value) else { return }
+        head.append(contentsOf: name)
+        head.append(0x3A); head.append(0x20)
+        head.append(contentsOf: value)
+        head.append(0x0D); head.append(0x0A)
+    }
+
+    static func isSafe(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !name.isEmpty else { return false }
+        for b in name where !ASCII.isTokenChar(b) { return false }
+        return ASCII.isFieldValue(value)
     }
 
     static func allowsBody(_ status: Int) -> Bool { status >= 200 && status != 204 && status != 304 }

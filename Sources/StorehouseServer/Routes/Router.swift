@@ -270,12 +270,10 @@ final class Router: HTTPHandler {
         // nil: no usable token was presented; otherwise whether it is this session's.
         var verdict: Bool?
         var bearerGiven = false
-        if var authorization = request.headers["Authorization"] {
-            authorization.withUTF8 { field in
-                guard let range = Self.bearerToken(in: field) else { return }
-                bearerGiven = true
-                if !range.isEmpty { verdict = session.accepts(token: UnsafeBufferPointer(rebasing: field[range])) }
-            }
+        request.headers.withValue("Authorization") { field in
+            guard let range = Self.bearerToken(in: field) else { return }
+            bearerGiven = true
+            if !range.isEmpty { verdict = session.accepts(token: UnsafeBufferPointer(rebasing: field[range])) }
         }
         if !bearerGiven, allowQueryToken, var token = request.queryItems().first(where: { $0.name == "access_token" })?.value {
             if !token.isEmpty { verdict = token.withUTF8 { session.accepts(token: $0) } }

@@ -1,0 +1,42 @@
+@testable import HTTPEngine
+import XCTest
+
+/// The response head as written (RFC 9112 §4, §6; RFC 9110 §7.6.1 for `Connection`).
+final class ResponseEncoderTests: XCTestCase {
+    private let date = Array("Date: Sun, 22 Nov 2026 00:00:00 GMT\r\n".utf8)
+
+    private func head(_ headers: HTTPHeaders, status: Int = 200, body: String = "ok") -> (text: String, userClose: Bool) {
+        let encoded = ResponseEncoder.encode(status: status, headers: headers, body: Array(body.utf8), omitBody: false,
+                                             close: false, http10KeepAlive: false, dateLine: date)
+        return (String(decoding: encoded.head, as: UTF8.self), encoded.userClose)
+    }
+
+    func testHandlerFieldsAreWrittenInOrderWithTheEnginesFramingAfterThem() {
+        let (text, userClose) = head(["Content-Type": "application/json", "ETag": "\"7\""])
+        XCTAssertEqual(text, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nETag: \"7\"\r\n"
+                       + "Date: Sun, 22 Nov 2026 00:00:00 GMT\r\nContent-Length: 2\r\n\r\nok")
+        XCTAssertFalse(userClose)
+    }
+
+    func testFramingFieldsOfTheHandlerAreDroppedWhateverTheirCase() {
+        let (text, _) = head(HTTPHeaders([("content-length", "99"), ("DATE", "yesterday"), ("Transfer-Encoding", "chunked"), ("X-Kept", "1")]))
+        XCTAssertEqual(text, "HTTP/1.1 200 OK\r\nX-Kept: 1\r\nDate: Sun, 22 Nov 2026 00:00:00 GMT\r\nContent-Length: 2\r\n\r\nok")
+    }
+
+    func testAFieldThatWouldSplitTheResponseIsDropped() {
+        let (text, _) = head(HTTPHeaders([("X-Bad", "a\r\nSet-Cookie: x=1"), ("Bad Name", "v"), ("", "v"), ("X-Good", "tab\there")]))
+        XCTAssertEqual(text, "HTTP/1.1 200 OK\r\nX-Good: tab\there\r\nDate: Sun, 22 Nov 2026 00:00:00 GMT\r\nContent-Length: 2\r\n\r\nok")
+    }
+
+    func testAHandlersConnectionCloseClosesAndIsWrittenOnceByTheEngine() {
+        for value in ["close", "Close", "keep-alive, CLOSE", " close "] {
+            let (text, userClose) = head(["Connection": value])
+            XCTAssertTrue(userClose, value)
+            XCTAssertTrue(text.hasSuffix("Connection: close\r\n\r\nok"), value)
+            XCTAssertEqual(text.components(separatedBy: "Connection:").count, 2, value)
+        }
+        for value in ["keep-alive", "closed", "upgrade"] {
+            XCTAssertFalse(head(["Connection": value]).userClose, "\(value) is not the close option")
+        }
+    }
+}
