@@ -86,6 +86,18 @@ final class ParserTests: XCTestCase {
         XCTAssertTrue([UInt8]().withUnsafeBufferPointer { ASCII.isFieldValue($0) })
     }
 
+    func testALongHeaderLineHoldsAtMostTwiceItsSizeInTheRequest() {
+        // A request is kept until it is answered (on the journal's thread under --fsync always), so
+        // what its header block holds is per request in flight, pipelined ones included.
+        let head = "GET / HTTP/1.1\r\nX-A: \(String(repeating: "y", count: 15_000))\r\nHost: h\r\n\r\n"
+        var parser = HTTPRequestParser()
+        let bytes = Array(head.utf8)
+        let (_, event) = bytes.withUnsafeBufferPointer { parser.parse($0) }
+        guard case .request(let request) = event else { return XCTFail("\(event)") }
+        XCTAssertEqual(request.headers["x-a"]?.count, 15_000)
+        XCTAssertLessThanOrEqual(request.headers.reservedBytes, 2 * (15_000 + 64))
+    }
+
     func testHostValuesThatAreURIHostAndPort() {
         for host in ["h", "example.com:8080", "127.0.0.1:1", "[::1]", "[::1]:80", "[v1.x]", "ex%41mple", "a_b-c~d", "h:", ""] {
             XCTAssertEqual(drive("GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n"), [.request(method: "GET", target: "/", body: "", keepAlive: true)], host)

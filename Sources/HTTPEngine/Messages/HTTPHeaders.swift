@@ -150,6 +150,9 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// Appends a field from its bytes (the parser's way in: no string is built).
     mutating func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        // The lengths are stored as UInt32: a longer field is a programming error (a request's are
+        // bounded by the parser's limits), and storing it would make every read run past the field.
+        precondition(name.count <= UInt32.max && value.count <= UInt32.max, "a header field of 4 GiB or more")
         let start = used
         let end = start + Self.lengthBytes + name.count + value.count
         if storage.count < end { reserveBytes(Swift.max(end, storage.count * 2, 64)) }
@@ -164,6 +167,9 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         used = end
         count += 1
     }
+
+    /// Bytes held for fields and the room after them (tests).
+    var reservedBytes: Int { storage.count }
 
     /// Makes room for `bytes` bytes of fields in all (with their lengths), so appends copy in place.
     mutating func reserveBytes(_ bytes: Int) {

@@ -294,8 +294,9 @@ public struct HTTPRequestParser: Sendable {
         if headers.count >= limits.maxHeaderCount { return .headersTooLarge("more than \(limits.maxHeaderCount) header fields") }
         let name = UnsafeBufferPointer(rebasing: line[0..<colon])
         if let error = noteFramingField(name: name, value: value) { return error }
-        // Room for a usual head at once (a browser's is 300–600 bytes), instead of regrowing at every doubling.
-        if headers.isEmpty { headers.reserveBytes(max(256, line.count * 8)) }
+        // Room for a usual head at once, instead of regrowing at every doubling; a larger one grows
+        // by doubling, so it never holds more than twice its size.
+        if headers.isEmpty { headers.reserveBytes(256) }
         headers.append(name: name, value: value)
         return nil
     }
