@@ -1,7 +1,7 @@
 import Foundation
 import HTTPEngine
 
-/// `storehouse-bench http-server [--port N] [--threads N] [--single-acceptor]`: the engine alone, for wrk.
+/// `storehouse-bench http-server [--port N] [--threads N] [--single-acceptor] [--no-yield]`: the engine alone, for wrk.
 /// GET /json answers a small fixed JSON document; POST /echo answers the request body.
 func runEngineBenchServer(_ arguments: [String]) {
     var configuration = HTTPServerConfiguration()
@@ -15,6 +15,7 @@ func runEngineBenchServer(_ arguments: [String]) {
         case "--host": configuration.host = value; i += 1
         case "--max-connections": configuration.maxConnections = Int(value) ?? configuration.maxConnections; i += 1
         case "--single-acceptor": configuration.reusePortListeners = false; i += 0
+        case "--no-yield": configuration.yieldAfterBusy = nil; i += 0
         default: break
         }
         i += 1

@@ -36,6 +36,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// the connection has nothing else queued, rather than handed to the connection's loop
     /// (`EventLoop+DirectAnswer.swift`). false: every answer is written by the loop.
     public var directAnswers: Bool = true
+    /// A loop that has run this long without sleeping calls `sched_yield` at the end of its
+    /// iteration, so a thread woken on its core runs then, not at the scheduler's next tick.
+    /// nil: the loop keeps its core until it sleeps or is preempted (for comparisons).
+    public var yieldAfterBusy: Duration? = .microseconds(250)
 
     public init() {}
 

@@ -46,6 +46,8 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     let draining = Atomic<Bool>(false)
     private var now: Int64
     private let sweepInterval: Int64
+    /// `HTTPServerConfiguration.yieldAfterBusy` in microseconds; nil: never yield.
+    private let yieldAfterBusyMicros: Int64?
     private let inboundCap: Int
     /// Every loop of the server, set once before the threads start; used by a single acceptor to hand off.
     var siblings: [EventLoop] = []
@@ -72,6 +74,10 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         now = Sys.monotonicMillis()
         let t = core.timeouts
         sweepInterval = max(5, min(1_000, min(t.header, t.idle, t.body) / 4))
+        yieldAfterBusyMicros = core.configuration.yieldAfterBusy.map { d in
+            let c = d.components
+            return max(0, c.seconds * 1_000_000 + c.attoseconds / 1_000_000_000_000)
+        }
         inboundCap = max(64 << 10, core.configuration.maxHeaderBytes * 2)
         addToEpoll(wakeFD, events: Epoll.IN)
         if listenFD >= 0 { addToEpoll(listenFD, events: Epoll.IN) }
@@ -112,6 +118,8 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         let events = UnsafeMutableRawPointer.allocate(byteCount: Int(maxEvents) * Epoll.eventSize, alignment: 16)
         defer { events.deallocate() }
         var nextSweep = now + sweepInterval
+        // Since when this loop has run without sleeping in `epoll_wait` (see the yield below).
+        var busySince = Sys.monotonicMicros()
         while true {
             drainTasks()
             // After the tasks: an answer delivered from another thread may have let a pipelined
@@ -122,8 +130,12 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             if let until = acceptPausedUntil { wait = min(wait, max(0, until - now)) }
             if let deadline = shutdownDeadline { wait = min(wait, max(0, deadline - now)) }
             if !localTasks.isEmpty { wait = 0 }
+            let beforeWait = Sys.monotonicMicros()
             let n = sys.wait(epfd, events, maxEvents, Int32(wait))
-            now = Sys.monotonicMillis()
+            let afterWait = Sys.monotonicMicros()
+            // A wait that lasted a few tens of microseconds slept: the loop gave its core away.
+            if afterWait - beforeWait > 30 { busySince = afterWait }
+            now = afterWait / 1_000
             encoder.refreshDate()
             if n < 0 {
                 if errno == EINTR { continue }
@@ -158,6 +170,17 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             if now >= nextSweep {
                 sweep()
                 nextSweep = now + sweepInterval
+            }
+            if let limit = yieldAfterBusyMicros, Sys.monotonicMicros() - busySince >= limit {
+                // A loop that always finds work never sleeps, so it keeps its core until the
+                // scheduler's next tick (4 ms at HZ=250), and the threads woken meanwhile on that
+                // core (a proxy or load generator beside the server, the journal's writer) wait for
+                // it. That wait was the p99 of GET at 64 connections: 7.9 ms, against ~1 ms with
+                // this yield (BENCHMARKS.md, fourteenth session). Only past a busy stretch: a loop
+                // that sleeps between bursts already lets the others run.
+                core.yields.add(1, ordering: .relaxed)
+                sched_yield()
+                busySince = Sys.monotonicMicros()
             }
         }
         for case let c? in connections { close(c) }

@@ -12,6 +12,8 @@ final class ServerCore: Sendable {
     /// of them the socket did not take whole (the loop wrote the rest); for tests.
     let directAnswers = Atomic<Int>(0)
     let directAnswerRests = Atomic<Int>(0)
+    /// Times a loop gave up its core after a busy stretch (`yieldAfterBusy`); for tests.
+    let yields = Atomic<Int>(0)
 
     init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
         self.configuration = configuration

@@ -10,6 +10,12 @@ enum Sys {
         return Int64(ts.tv_sec) * 1_000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
+    static func monotonicMicros() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1_000
+    }
+
     /// Raises the soft descriptor limit to the hard one so 10k connections fit.
     static func raiseFileLimit() {
         var limit = rlimit()
