@@ -78,8 +78,9 @@ public final class Storehouse: Sendable {
         http.maxStreamBufferBytes = max(configuration.subscriberBufferBytes * 4, 256 << 20)
         if !configuration.inMemory && configuration.fsync == .always {
             // The loops' requests wait for the journal's writer here, and a loop that yields
-            // delays the requests of the writer's next group: 4% fewer requests/s and a higher
-            // p99 over 6 interleaved rounds (BENCHMARKS.md, fourteenth session).
+            // delays the requests of the writer's next group: a yield after every iteration cost
+            // 4% of the requests/s and raised the p99 over 6 interleaved rounds, the 250 µs rule
+            // gained nothing (BENCHMARKS.md, fourteenth session).
             http.yieldAfterBusy = nil
         }
         return http

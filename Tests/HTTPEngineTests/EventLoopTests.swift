@@ -23,11 +23,15 @@ final class EventLoopTests: XCTestCase {
         }
         // The iteration that answered the first request ended (and yielded) before the one loop
         // read the second: no wait is needed for the count.
-        return s.core.yields.load(ordering: .relaxed)
+        return s.core.yields.load(ordering: .sequentiallyConsistent)
     }
 
     func testALoopBusyLongerThanTheLimitYieldsBeforeWaitingAgain() throws {
         XCTAssertGreaterThanOrEqual(try yieldsAfterTwoSlowRequests { _ in }, 1)
+    }
+
+    func testALoopBusyLessThanTheLimitDoesNotYield() throws {
+        XCTAssertEqual(try yieldsAfterTwoSlowRequests { $0.yieldAfterBusy = .seconds(60) }, 0)
     }
 
     func testWithoutALimitTheLoopNeverYields() throws {

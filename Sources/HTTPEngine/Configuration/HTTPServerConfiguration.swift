@@ -38,7 +38,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var directAnswers: Bool = true
     /// A loop that has run this long without sleeping calls `sched_yield` at the end of its
     /// iteration, so a thread woken on its core runs then, not at the scheduler's next tick.
-    /// nil: the loop keeps its core until it sleeps or is preempted (for comparisons).
+    /// Under a microsecond: after every iteration. nil: the loop keeps its core until it sleeps or
+    /// is preempted (the storehouse server's choice under `--fsync always`, and for comparisons).
     public var yieldAfterBusy: Duration? = .microseconds(250)
 
     public init() {}

@@ -133,7 +133,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             let beforeWait = Sys.monotonicMicros()
             let n = sys.wait(epfd, events, maxEvents, Int32(wait))
             let afterWait = Sys.monotonicMicros()
-            // A wait that lasted a few tens of microseconds slept: the loop gave its core away.
+            // A wait of more than 30 µs slept: the loop gave its core away.
             if afterWait - beforeWait > 30 { busySince = afterWait }
             now = afterWait / 1_000
             encoder.refreshDate()
@@ -181,6 +181,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
                 core.yields.add(1, ordering: .relaxed)
                 sched_yield()
                 busySince = Sys.monotonicMicros()
+                now = busySince / 1_000  // the yield may have lasted a tick: timers read `now`
             }
         }
         for case let c? in connections { close(c) }
