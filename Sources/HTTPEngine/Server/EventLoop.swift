@@ -46,8 +46,6 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     let draining = Atomic<Bool>(false)
     private var now: Int64
     private let sweepInterval: Int64
-    /// `HTTPServerConfiguration.yieldAfterBusy` in microseconds; nil: never yield.
-    private let yieldAfterBusyMicros: Int64?
     private let inboundCap: Int
     /// Every loop of the server, set once before the threads start; used by a single acceptor to hand off.
     var siblings: [EventLoop] = []
@@ -71,13 +69,9 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         guard wakeFD >= 0 else { let e = errno; _ = Glibc.close(epfd); throw .system("eventfd", e) }
         readBuffer = .allocate(byteCount: Self.readSize, alignment: 16)
         writeBuffer = .allocate(byteCount: Self.writeCoalesce, alignment: 16)
-        now = Sys.monotonicMillis()
+        now = Sys.monotonicMicros() / 1_000
         let t = core.timeouts
         sweepInterval = max(5, min(1_000, min(t.header, t.idle, t.body) / 4))
-        yieldAfterBusyMicros = core.configuration.yieldAfterBusy.map { d in
-            let c = d.components
-            return max(0, c.seconds * 1_000_000 + c.attoseconds / 1_000_000_000_000)
-        }
         inboundCap = max(64 << 10, core.configuration.maxHeaderBytes * 2)
         addToEpoll(wakeFD, events: Epoll.IN)
         if listenFD >= 0 { addToEpoll(listenFD, events: Epoll.IN) }
@@ -171,7 +165,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
                 sweep()
                 nextSweep = now + sweepInterval
             }
-            if let limit = yieldAfterBusyMicros, Sys.monotonicMicros() - busySince >= limit {
+            if let limit = core.yieldAfterBusyMicros, Sys.monotonicMicros() - busySince >= limit {
                 // A loop that always finds work never sleeps, so it keeps its core until the
                 // scheduler's next tick (4 ms at HZ=250), and the threads woken meanwhile on that
                 // core (a proxy or load generator beside the server, the journal's writer) wait for

@@ -6,6 +6,8 @@ final class ServerCore: Sendable {
     let handler: any HTTPHandler
     let limits: HTTPParserLimits
     let timeouts: ConnectionTimer.Timeouts
+    /// `HTTPServerConfiguration.yieldAfterBusy` in microseconds; nil: never yield.
+    let yieldAfterBusyMicros: Int64?
     let openConnections = Atomic<Int>(0)
     let shuttingDown = Atomic<Bool>(false)
     /// Answers the thread that gave them began to write (`EventLoop+DirectAnswer.swift`), and those
@@ -19,12 +21,14 @@ final class ServerCore: Sendable {
         self.configuration = configuration
         self.handler = handler
         self.limits = configuration.parserLimits
-        func ms(_ d: Duration) -> Int64 {
+        func micros(_ d: Duration) -> Int64 {
             let c = d.components
-            return c.seconds * 1_000 + c.attoseconds / 1_000_000_000_000_000
+            return c.seconds * 1_000_000 + c.attoseconds / 1_000_000_000_000
         }
+        func ms(_ d: Duration) -> Int64 { micros(d) / 1_000 }
         self.timeouts = ConnectionTimer.Timeouts(header: ms(configuration.headerTimeout), idle: ms(configuration.idleTimeout),
                                                  body: ms(configuration.bodyTimeout),
                                                  linger: min(2_000, ms(configuration.idleTimeout)))
+        self.yieldAfterBusyMicros = configuration.yieldAfterBusy.map { max(0, micros($0)) }
     }
 }

@@ -4,12 +4,6 @@ import Glibc
 
 /// Thin wrappers over the few Linux calls the loops use, so the loop code reads as protocol logic.
 enum Sys {
-    static func monotonicMillis() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Int64(ts.tv_sec) * 1_000 + Int64(ts.tv_nsec) / 1_000_000
-    }
-
     static func monotonicMicros() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
