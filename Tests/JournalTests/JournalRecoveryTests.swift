@@ -21,19 +21,25 @@ final class JournalRecoveryTests: XCTestCase {
 
     private let metaSize = Frame.size(kind: .meta, payloadCount: 1)
     private func recordSize(_ v: Int) -> Int { Frame.size(kind: .recordEnd, payloadCount: "r\(v)".utf8.count) }
+    /// Every write of the writer (a creation, an append) ends with one.
+    private let groupEndSize = Frame.size(kind: .groupEnd, payloadCount: 0)
+    /// The bytes up to the end of record `v` written one append each, group-end frames included.
+    private func sizeThrough(_ v: Int) -> Int {
+        (1...v).reduce(metaSize + groupEndSize) { $0 + recordSize($1) + groupEndSize }
+    }
 
     func testTornTailIsDroppedAndFileTruncated() throws {
         for cut in [1, 5, 8, 12] {
             let dir = makeTempDirectory(self)
             let path = try makeSession(dir, records: 3)
             let full = readFile(path)
-            XCTAssertEqual(full.count, metaSize + recordSize(1) + recordSize(2) + recordSize(3))
-            writeFile(path, Array(full.dropLast(cut)))
+            XCTAssertEqual(full.count, sizeThrough(3))
+            writeFile(path, Array(full.dropLast(groupEndSize + cut)))  // into record 3
             let (j, r) = try reopen(dir)
             XCTAssertTrue(r.failures.isEmpty, "\(r.failures)")
             XCTAssertEqual(r.session("s")?.versions, [1, 2], "cut \(cut)")
             XCTAssertEqual(r.stats.tornTails, 1)
-            XCTAssertEqual(readFile(path).count, metaSize + recordSize(1) + recordSize(2), "truncated to the last good record")
+            XCTAssertEqual(readFile(path).count, sizeThrough(2), "truncated to the last good record")
             // The lost version is written again, then everything recovers once.
             XCTAssertNoThrow(try appendSync(j, "s", [(3, "r3-again")]).get())
             j.close()
@@ -47,7 +53,7 @@ final class JournalRecoveryTests: XCTestCase {
         let dir = makeTempDirectory(self)
         let path = try makeSession(dir, records: 3)
         var content = readFile(path)
-        content[content.count - 1] ^= 0x40          // last record's payload damaged
+        content[content.count - 1 - groupEndSize] ^= 0x40  // last record's payload damaged
         content += [UInt8](repeating: 0, count: 4096) // and a preallocated-looking zero tail
         writeFile(path, content)
         let (j, r) = try reopen(dir)
@@ -60,11 +66,11 @@ final class JournalRecoveryTests: XCTestCase {
         let dir = makeTempDirectory(self)
         let path = try makeSession(dir, records: 2, batches: [[3, 4, 5]])
         let full = readFile(path)
-        writeFile(path, Array(full.dropLast(recordSize(5) + 2)))  // records 3 complete, 4 torn, 5 missing
+        writeFile(path, Array(full.dropLast(groupEndSize + recordSize(5) + 2)))  // records 3 complete, 4 torn, 5 missing
         let (j, r) = try reopen(dir)
         defer { j.close() }
         XCTAssertEqual(r.session("s")?.versions, [1, 2], "a batch is recovered whole or not at all")
-        XCTAssertEqual(readFile(path).count, metaSize + recordSize(1) + recordSize(2))
+        XCTAssertEqual(readFile(path).count, sizeThrough(2))
     }
 
     func testCorruptMiddleRecordStopsOnlyThatSession() throws {
@@ -72,7 +78,7 @@ final class JournalRecoveryTests: XCTestCase {
         let path = try makeSession(dir, id: "bad", records: 4)
         _ = try makeSession(dir, id: "good", records: 4)
         var content = readFile(path)
-        let secondPayload = metaSize + recordSize(1) + 8 + 9
+        let secondPayload = sizeThrough(1) + 8 + 9
         content[secondPayload] ^= 0x01
         writeFile(path, content)
         let (j, r) = try reopen(dir)
@@ -81,7 +87,7 @@ final class JournalRecoveryTests: XCTestCase {
         XCTAssertEqual(r.session("good")?.versions, [1, 2, 3, 4])
         XCTAssertEqual(r.failures.map(\.id), ["bad"])
         let reason = r.failures.first?.reason ?? ""
-        XCTAssertTrue(reason.contains("corrupt record at byte \(metaSize + recordSize(1))"), reason)
+        XCTAssertTrue(reason.contains("corrupt record at byte \(sizeThrough(1))"), reason)
         XCTAssertTrue(reason.contains("CRC32C"), reason)
         XCTAssertEqual(readFile(path), content, "files of a failed session are left for inspection")
         guard case .failure(.sessionFailed("bad", _)) = appendSync(j, "bad", [(5, "x")]) else { return XCTFail("failed session took an append") }
@@ -91,11 +97,105 @@ final class JournalRecoveryTests: XCTestCase {
         XCTAssertFalse(files(in: dir).contains { $0.hasPrefix("bad.") })
     }
 
+    /// A segment as `batch` writes it: each write's group-end frame says how far the segment was
+    /// synced before it. Record 2 is damaged; whether that is a torn write or damage depends only
+    /// on whether a later group-end frame claims its bytes were synced.
+    func testADamagedRecordIsTornUnlessALaterWriteSaysItWasSynced() throws {
+        for claimsSynced in [false, true] {
+            let dir = makeTempDirectory(self)
+            var segment: [UInt8] = []
+            Frame.append(kind: .meta, version: 0, payload: bytes("m"), to: &segment)
+            Frame.append(kind: .groupEnd, version: 0, payload: [], to: &segment)
+            Frame.append(kind: .recordEnd, version: 1, payload: bytes("r1"), to: &segment)
+            Frame.append(kind: .groupEnd, version: 0, payload: [], to: &segment)
+            let synced = segment.count  // a background sync covered everything up to here
+            Frame.append(kind: .recordEnd, version: 2, payload: bytes("r2"), to: &segment)
+            Frame.append(kind: .groupEnd, version: synced, payload: [], to: &segment)
+            let damaged = segment.count - groupEndSize - 1
+            Frame.append(kind: .recordEnd, version: 3, payload: bytes("r3"), to: &segment)
+            Frame.append(kind: .groupEnd, version: claimsSynced ? segment.count : synced, payload: [], to: &segment)
+            segment[damaged] ^= 0x01
+            let path = dir + "/" + FileNames.segment("s", 1)
+            writeFile(path, segment)
+
+            let (j, r) = try reopen(dir)
+            if claimsSynced {
+                XCTAssertEqual(r.failures.map(\.id), ["s"], "synced bytes that fail their checksum are damage")
+                XCTAssertEqual(readFile(path), segment, "left for inspection")
+            } else {
+                XCTAssertTrue(r.failures.isEmpty, "\(r.failures)")
+                XCTAssertEqual(r.session("s")?.versions, [1], "the writes after the last sync are a torn tail, valid frames or not")
+                XCTAssertEqual(r.stats.tornTails, 1)
+                XCTAssertEqual(readFile(path).count, synced)
+            }
+            j.close()
+        }
+    }
+
+    /// Segments written before group-end frames (format 1) keep the old rule: a bad frame with a
+    /// valid one after it is damage, one with nothing valid after it a torn tail.
+    func testAFormatOneSegmentTellsTornFromDamageByWhatFollows() throws {
+        var meta: [UInt8] = []
+        Frame.append(kind: .meta, version: 0, payload: bytes("m"), to: &meta)
+        meta[Frame.headerSize + 1] = 1  // the format byte, then the checksum over length and body
+        let crc = meta.withUnsafeBytes { raw in
+            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[Frame.headerSize...]),
+                            continuing: CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<4])))
+        }
+        for i in 0..<4 { meta[4 + i] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(i))) }
+        for recordAfter in [false, true] {
+            let dir = makeTempDirectory(self)
+            var segment = meta
+            for v in 1...2 { Frame.append(kind: .recordEnd, version: v, payload: bytes("r\(v)"), to: &segment) }
+            segment[segment.count - 1] ^= 0x01
+            if recordAfter { Frame.append(kind: .recordEnd, version: 3, payload: bytes("r3"), to: &segment) }
+            writeFile(dir + "/" + FileNames.segment("s", 1), segment)
+            let (j, r) = try reopen(dir)
+            if recordAfter {
+                XCTAssertEqual(r.failures.map(\.id), ["s"])
+            } else {
+                XCTAssertEqual(r.session("s")?.versions, [1])
+                XCTAssertEqual(r.stats.tornTails, 1)
+            }
+            j.close()
+        }
+    }
+
+    /// Under `batch` a write's group-end frame claims what a completed sync covered: never its own
+    /// bytes, and everything a flush synced.
+    func testBatchGroupEndFramesClaimWhatASyncCovered() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .batch)
+        _ = j.recover()
+        try j.createSession(id: "s", meta: bytes("m"))
+        for v in 1...3 { XCTAssertNoThrow(try appendSync(j, "s", [(v, "r\(v)")]).get()) }
+        j.flush()
+        XCTAssertNoThrow(try appendSync(j, "s", [(4, "r4")]).get())
+        let segment = readFile(dir + "/" + FileNames.segment("s", 1))
+        j.close()
+        var claims: [(start: Int, settled: Int)] = []
+        var start = 0
+        segment.withUnsafeBytes { buf in
+            var offset = 0
+            while case .success(let f) = Frame.parse(buf, at: offset) {
+                if f.kind == .groupEnd {
+                    claims.append((start, f.version))
+                    start = f.end
+                }
+                offset = f.end
+            }
+        }
+        XCTAssertEqual(claims.count, 5, "the creation and four appends")
+        for (claim, next) in zip(claims, claims.dropFirst()) { XCTAssertLessThanOrEqual(claim.settled, next.settled) }
+        for claim in claims { XCTAssertLessThanOrEqual(claim.settled, claim.start, "a write never claims its own bytes") }
+        XCTAssertEqual(claims.last?.settled, claims.last?.start, "the flush synced everything before the last write")
+    }
+
     func testCorruptLengthInTheMiddleIsNotMistakenForATornTail() throws {
         let dir = makeTempDirectory(self)
         let path = try makeSession(dir, records: 4)
         var content = readFile(path)
-        content[metaSize + recordSize(1) + 3] = 0x7F  // record 2 claims ~2 GB
+        content[sizeThrough(1) + 3] = 0x7F  // record 2 claims ~2 GB
         writeFile(path, content)
         let (j, r) = try reopen(dir)
         defer { j.close() }

@@ -12,6 +12,13 @@ final class PreallocationTests: XCTestCase {
         return copy
     }
 
+    private let groupEnd = Frame.size(kind: .groupEnd, payloadCount: 0)
+
+    /// The bytes of a segment with an empty meta record and records "record 1"... one write each.
+    private func written(records n: Int) -> Int {
+        Frame.size(kind: .meta, payloadCount: 0) + groupEnd + n * (Frame.size(kind: .recordEnd, payloadCount: "record 1".utf8.count) + groupEnd)
+    }
+
     func testARunningSegmentEndsInZerosAndRecoversWhole() throws {
         let dir = makeTempDirectory(self)
         let j = try Journal(directory: dir, fsync: .always)
@@ -48,7 +55,7 @@ final class PreallocationTests: XCTestCase {
         // The last record's bytes only half reached the disk: its second half is still zeros.
         let name = copy + "/" + FileNames.segment("s", 1)
         var segment = readFile(name)
-        let end = try XCTUnwrap(segment.lastIndex { $0 != 0 }) + 1
+        let end = written(records: 3) - groupEnd  // record 3 ends before its write's group-end frame
         let last = Frame.size(kind: .recordEnd, payloadCount: "record 3".utf8.count)
         for i in (end - last / 2)..<end { segment[i] = 0 }
         writeFile(name, segment)
@@ -64,6 +71,63 @@ final class PreallocationTests: XCTestCase {
         again.close()
     }
 
+    /// A power cut can land a write's pages in any order: the end of the last write (its later
+    /// records and its group-end frame) reached the disk, its start did not. Nothing of that write
+    /// was acknowledged (its sync never returned), so it is a torn tail, not damage in the middle.
+    func testALastWriteWhoseStartDidNotReachTheDiskIsATornTail() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .always)
+        _ = j.recover()
+        try j.createSession(id: "s", meta: [])
+        for v in 1...3 { XCTAssertNoThrow(try appendSync(j, "s", [(v, "record \(v)")]).get()) }
+        let lastWrite = written(records: 3)
+        let page = String(repeating: "p", count: 5_000)
+        XCTAssertNoThrow(try appendSync(j, "s", [(4, page), (5, page), (6, "record 6")]).get())
+        let copy = crashCopy(of: dir)
+        j.close()
+        let name = copy + "/" + FileNames.segment("s", 1)
+        var segment = readFile(name)
+        for i in lastWrite..<(lastWrite + 4_096) { segment[i] = 0 }  // its first page never landed
+        writeFile(name, segment)
+
+        let reopened = try Journal(directory: copy, fsync: .always)
+        let found = reopened.recover()
+        XCTAssertTrue(found.failures.isEmpty, "\(found.failures)")
+        XCTAssertEqual(found.session("s")?.versions, [1, 2, 3])
+        XCTAssertEqual(found.stats.tornTails, 1)
+        XCTAssertNoThrow(try appendSync(reopened, "s", [(4, "record 4 again")]).get())
+        reopened.close()
+        let again = try Journal(directory: copy, fsync: .always)
+        XCTAssertEqual(again.recover().session("s")?.recordStrings, ["record 1", "record 2", "record 3", "record 4 again"])
+        again.close()
+    }
+
+    /// The same bytes lost in a write that was synced (a later write followed it) are damage: the
+    /// session stops for inspection instead of losing acknowledged records.
+    func testAnEarlierWriteWhoseBytesAreLostIsDamage() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .always)
+        _ = j.recover()
+        try j.createSession(id: "s", meta: [])
+        XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
+        let start = written(records: 1)
+        XCTAssertNoThrow(try appendSync(j, "s", [(2, String(repeating: "p", count: 5_000))]).get())
+        XCTAssertNoThrow(try appendSync(j, "s", [(3, "record 3")]).get())
+        let copy = crashCopy(of: dir)
+        j.close()
+        let name = copy + "/" + FileNames.segment("s", 1)
+        var segment = readFile(name)
+        for i in start..<(start + 4_096) { segment[i] = 0 }
+        writeFile(name, segment)
+
+        let reopened = try Journal(directory: copy, fsync: .always)
+        defer { reopened.close() }
+        let found = reopened.recover()
+        XCTAssertEqual(found.failures.map(\.id), ["s"])
+        XCTAssertTrue(found.failures.first?.reason.contains("corrupt record at byte \(start)") ?? false, "\(found.failures)")
+        XCTAssertEqual(readFile(name), segment, "left for inspection")
+    }
+
     func testCloseLeavesFilesThatEndAtTheirLastRecord() throws {
         let dir = makeTempDirectory(self)
         let j = try Journal(directory: dir, fsync: .always)
@@ -72,6 +136,6 @@ final class PreallocationTests: XCTestCase {
         XCTAssertNoThrow(try appendSync(j, "s", [(1, "one")]).get())
         j.close()
         let segment = readFile(dir + "/" + FileNames.segment("s", 1))
-        XCTAssertEqual(segment.count, Frame.size(kind: .meta, payloadCount: 0) + Frame.size(kind: .recordEnd, payloadCount: 3))
+        XCTAssertEqual(segment.count, Frame.size(kind: .meta, payloadCount: 0) + groupEnd + Frame.size(kind: .recordEnd, payloadCount: 3) + groupEnd)
     }
 }

@@ -7,18 +7,26 @@
 ///                 record-end:     Int64 LE version + opaque bytes   (last record of an append)
 ///                 record-more:    Int64 LE version + opaque bytes   (an append continues)
 ///                 snapshot:       Int64 LE version + opaque bytes
+///                 group-end:      Int64 LE synced-through offset           (format 2: ends each write)
 ///
 /// The length is inside the checksum so a flipped length bit cannot pass as a valid frame.
 enum Frame {
     static let headerSize = 8
     static let maxBody = 1 << 30
-    static let formatVersion: UInt8 = 1
+    /// The format new segments are written in (their meta record says which): 2 ends every
+    /// write of the writer with a group-end frame; 1 has none.
+    static let formatVersion: UInt8 = 2
+    static let readableFormats: ClosedRange<UInt8> = 1...2
 
     enum Kind: UInt8 {
         case meta = 1, recordEnd = 2, recordMore = 3, snapshot = 4
+        /// Ends one write of the writer (a group's share of a segment). Its version field holds the
+        /// offset up to which the segment was known to be synced when the write was made: recovery
+        /// tells a torn, never-synced tail (however its pages landed) from damage to synced bytes.
+        case groupEnd = 5
     }
 
-    /// Appends one frame; `version` is ignored for `.meta`.
+    /// Appends one frame; `version` is ignored for `.meta` (and is the synced-through offset for `.groupEnd`).
     static func append(kind: Kind, version: Int, payload: [UInt8], to out: inout [UInt8]) {
         let start = out.count
         let bodyLength = kind == .meta ? 2 + payload.count : 9 + payload.count
@@ -54,6 +62,8 @@ enum Frame {
         var version: Int
         var payload: Range<Int>
         var end: Int
+        /// The format a meta record declares (0 for other kinds).
+        var format: UInt8 = 0
     }
 
     enum Invalid: Error {
@@ -86,16 +96,14 @@ enum Frame {
         guard let kind = Kind(rawValue: rawKind) else { return .failure(.badKind(rawKind)) }
         if kind == .meta {
             let format = buf[body + 1]
-            guard format == formatVersion else { return .failure(.badFormat(format)) }
-            return .success(Parsed(kind: kind, version: 0, payload: body + 2..<body + length, end: body + length))
+            guard readableFormats.contains(format) else { return .failure(.badFormat(format)) }
+            return .success(Parsed(kind: kind, version: 0, payload: body + 2..<body + length, end: body + length, format: format))
         }
         guard length >= 9 else { return .failure(.badLength(length)) }
         let version = Int(Int64(littleEndian: buf.loadUnaligned(fromByteOffset: body + 1, as: Int64.self)))
         return .success(Parsed(kind: kind, version: version, payload: body + 9..<body + length, end: body + length))
     }
 
-    /// Whether any valid frame starts after `offset`: tells a corrupt record in the middle
-    /// (good records follow) from a torn tail (nothing valid follows).
     /// True when every byte from `offset` to the end is zero (a preallocated, unwritten tail).
     static func onlyZeros(in buf: UnsafeRawBufferPointer, from offset: Int) -> Bool {
         var i = offset
@@ -106,11 +114,24 @@ enum Frame {
         return true
     }
 
+    /// Whether any valid frame starts after `offset`: in a format 1 segment, tells a corrupt record
+    /// in the middle (good records follow) from a torn tail (nothing valid follows).
     static func validFrameExists(in buf: UnsafeRawBufferPointer, after offset: Int) -> Bool {
+        validFrames(in: buf, after: offset) { _ in true }
+    }
+
+    /// Whether a group-end frame after `offset` says the bytes at `offset` had been synced: then
+    /// a later write was made on top of them, and a bad frame there is damage, not a torn write.
+    static func syncedPast(_ offset: Int, in buf: UnsafeRawBufferPointer) -> Bool {
+        validFrames(in: buf, after: offset) { $0.kind == .groupEnd && $0.version > offset }
+    }
+
+    /// Whether `match` holds for a valid frame starting after `offset` (tried at every byte).
+    private static func validFrames(in buf: UnsafeRawBufferPointer, after offset: Int, _ match: (Parsed) -> Bool) -> Bool {
         var q = offset + 1
         while q + headerSize <= buf.count {
             let length = Int(UInt32(littleEndian: buf.loadUnaligned(fromByteOffset: q, as: UInt32.self)))
-            if length >= 2, length <= buf.count - q - headerSize, case .success = parse(buf, at: q) { return true }
+            if length >= 2, length <= buf.count - q - headerSize, case .success(let f) = parse(buf, at: q), match(f) { return true }
             q += 1
         }
         return false

@@ -90,6 +90,8 @@ struct SessionRecovery {
             let end: End = bytes.withUnsafeBytes { buf -> End in
                 var offset = 0
                 var committed = 0
+                /// The segment's format, from its meta record.
+                var format: UInt8 = 0
                 var batch: [(Int, Range<Int>)] = []
                 while offset < buf.count {
                     // Zeros to the end are space the writer preallocated (under `always`, so a sync
@@ -97,17 +99,25 @@ struct SessionRecovery {
                     if buf[offset] == 0, Frame.onlyZeros(in: buf, from: offset) { break }
                     switch Frame.parse(buf, at: offset) {
                     case .failure(let e):
-                        if Frame.validFrameExists(in: buf, after: offset) { return .corrupt(offset, e.reason) }
+                        // A power cut can land a write's pages in any order, so the valid frames
+                        // of a torn last write may follow its bad ones. Damage is a bad frame that
+                        // a later write found synced (format 2's group-end frames say how far);
+                        // format 1 can only ask whether anything valid follows.
+                        let damaged = format >= 2 ? Frame.syncedPast(offset, in: buf) : Frame.validFrameExists(in: buf, after: offset)
+                        if damaged { return .corrupt(offset, e.reason) }
                         return .torn(committed, e.reason)
                     case .success(let f):
                         if offset == 0 {
                             guard f.kind == .meta else { return .corrupt(0, "segment does not start with a meta record") }
                             if meta == nil { meta = [UInt8](UnsafeRawBufferPointer(rebasing: buf[f.payload])) }
+                            format = f.format
                             committed = f.end
                         } else {
                             switch f.kind {
                             case .meta, .snapshot:
                                 return .corrupt(offset, "unexpected record kind \(f.kind.rawValue)")
+                            case .groupEnd:
+                                if batch.isEmpty { committed = f.end }
                             case .recordMore:
                                 batch.append((f.version, f.payload))
                             case .recordEnd:

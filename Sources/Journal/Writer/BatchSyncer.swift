@@ -13,6 +13,9 @@ final class BatchSyncer: Sendable {
         var lastSyncNanos: UInt64 = 0
         var failures = 0
         var syncs = 0
+        /// The newest group written, and the newest one a completed sync began after.
+        var writtenGroup = 0
+        var syncedGroup = 0
     }
 
     private let disk: Disk
@@ -34,16 +37,20 @@ final class BatchSyncer: Sendable {
         thread.start()
     }
 
-    /// Something was written: sync within one interval.
-    func markDirty() {
+    /// Group `group` was written: sync within one interval.
+    func markDirty(group: Int) {
         let signal = state.withLock { s -> Bool in
             s.dirty = true
+            s.writtenGroup = group
             if s.signaled { return false }
             s.signaled = true
             return true
         }
         if signal { wake.signal() }
     }
+
+    /// Every group up to this one was written before a sync that has completed.
+    var syncedGroup: Int { state.withLock { $0.syncedGroup } }
 
     /// Syncs and failures so far.
     var counts: (syncs: Int, failures: Int) { state.withLock { ($0.syncs, $0.failures) } }
@@ -65,10 +72,10 @@ final class BatchSyncer: Sendable {
             let due = last + intervalNanos
             let now = DispatchTime.now().uptimeNanoseconds
             if due > now { usleep(UInt32(min((due - now) / 1_000, 1_000_000))) }
-            let dirty = state.withLock { s -> Bool in
+            let (dirty, group) = state.withLock { s -> (Bool, Int) in
                 let d = s.dirty
                 s.dirty = false
-                return d
+                return (d, s.writtenGroup)
             }
             guard dirty else { continue }
             // A failed background sync cannot reach completions that already ran; the data stays in the
@@ -77,7 +84,7 @@ final class BatchSyncer: Sendable {
             state.withLock { s in
                 s.lastSyncNanos = DispatchTime.now().uptimeNanoseconds
                 s.syncs += 1
-                if !ok { s.failures += 1; s.dirty = true }
+                if ok { s.syncedGroup = max(s.syncedGroup, group) } else { s.failures += 1; s.dirty = true }
             }
         }
         finished.signal()

@@ -345,6 +345,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                     s.hasSnapshot = f.hasSnapshot
                     s.snapshotVersion = f.snapshotVersion
                     s.failure = f.failure
+                    // What recovery read is what the server serves: taken as on disk.
+                    s.syncedSize = f.lastSegmentSize
                     sessions[f.id] = s
                 }
                 completions.append(.signal(done))
@@ -365,7 +367,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
             syncGroup(touched)
         } else if !touched.isEmpty {
             writtenSinceFlush = true
-            batchSyncer?.markDirty()
+            batchSyncer?.markDirty(group: counters.groups)
         }
 
         for c in completions {
@@ -433,14 +435,33 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         return nil
     }
 
-    /// One `pwrite` per session; a failed write is cut back off so the file ends at its last complete record.
+    /// One `pwrite` per session, ended by a group-end frame that says how far the segment was
+    /// settled before it (recovery's way to tell a torn write from damage); a failed write is cut
+    /// back off so the file ends at its last complete record.
+    ///
+    /// Settled: under `always`, synced, which is everything before this write. Under `batch`, what
+    /// a completed background sync covers, so a power cut may tear every write after it and
+    /// recovery still drops them as a torn tail. `never` promises nothing across a power cut;
+    /// everything before this write counts as settled there, so damage to older records stops
+    /// the session for inspection rather than being cut off as if torn.
     private func writeGroup(_ touched: [SessionState]) {
         for s in touched where !s.deleted && !s.pending.isEmpty {
+            var settled = s.size
+            if policy == .batch {
+                advanceSynced(s)
+                settled = s.syncedSize
+            }
+            Frame.append(kind: .groupEnd, version: settled, payload: [], to: &s.pending)
             do {
                 try ensureOpen(s)
                 try preallocate(s, through: s.size + s.pending.count)
                 try disk.write(s.fd, s.pending, at: s.size, name: s.currentSegmentName)
                 s.size += s.pending.count
+                if policy == .batch {
+                    // Bounded: an older entry dropped only makes a later group-end frame claim less.
+                    if s.unsynced.count >= 64 { s.unsynced.removeFirst() }
+                    s.unsynced.append((counters.groups, s.size))
+                }
                 if let v = s.pendingLastVersion {
                     s.lastVersion = v
                     if !s.segments.isEmpty { s.segments[s.segments.count - 1].maxVersion = v }
@@ -457,10 +478,32 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     private func syncGroup(_ touched: [SessionState]) {
         let targets = touched.filter { $0.groupError == nil && !$0.deleted && $0.fd >= 0 }
         sync(targets)
-        for s in targets where s.groupError != nil {
-            counters.failedSyncs += 1
-            undo(s)
+        for s in targets {
+            if s.groupError != nil {
+                counters.failedSyncs += 1
+                undo(s)
+            } else {
+                s.syncedSize = s.size
+                s.unsynced.removeAll()
+            }
         }
+    }
+
+    /// The newest group a completed sync covers (`batch`'s background one, or a flush).
+    private var syncedGroup: Int { max(batchSyncer?.syncedGroup ?? 0, flushedGroup) }
+    /// The newest group written before a flush's successful sync.
+    private var flushedGroup = 0
+
+    /// `batch`: moves `syncedSize` up to the newest write a completed sync covers.
+    private func advanceSynced(_ s: SessionState) {
+        let synced = syncedGroup
+        var covered = 0
+        for write in s.unsynced {
+            if write.group > synced { break }
+            s.syncedSize = write.size
+            covered += 1
+        }
+        if covered > 0 { s.unsynced.removeFirst(covered) }
     }
 
     private func sync(_ targets: [SessionState]) {
@@ -498,6 +541,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         if (try? disk.syncFilesystem(dirFD)) != nil {
             writtenSinceFlush = false
             dirDirty = false
+            flushedGroup = counters.groups
         }
     }
 
@@ -514,6 +558,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         s.pendingLastVersion = nil
         s.lastVersion = s.lastVersionBeforeGroup
         s.size = s.sizeBeforeGroup
+        s.syncedSize = min(s.syncedSize, s.size)
+        s.unsynced.removeAll { $0.size > s.size }
         if !s.segments.isEmpty { s.segments[s.segments.count - 1].maxVersion = s.maxVersionBeforeGroup }
         guard s.fd >= 0 else { return }
         do {
@@ -674,6 +720,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         s.fd = fd
         s.size = head.count
         s.allocated = head.count
+        s.syncedSize = head.count
+        s.unsynced.removeAll()
         s.segments.append(.init(seq: seq, maxVersion: nil))
     }
 }

@@ -23,6 +23,11 @@ final class SessionState {
     /// Bytes of the current segment on disk: `size`, then zeros written ahead (see `preallocate`).
     var allocated = 0
     var lastVersion: Int?
+    /// Bytes of the current segment known to be on disk (`batch`'s group-end frames record it).
+    var syncedSize = 0
+    /// `batch`: the writes since then, by group number and the size each left, oldest
+    /// first; a sync that began after a group makes its size synced.
+    var unsynced: [(group: Int, size: Int)] = []
     /// Set when the files are unusable; appends are refused with this reason.
     var failure: String?
     var deleted = false
