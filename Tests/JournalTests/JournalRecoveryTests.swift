@@ -14,6 +14,17 @@ final class JournalRecoveryTests: XCTestCase {
         return dir + "/" + FileNames.segment(id, 1)
     }
 
+    /// The segment as a crash would have left it: without the group-end frame that `close()`
+    /// writes after the last write to claim it (`seal`).
+    private func unsealed(_ path: String) -> [UInt8] {
+        let content = readFile(path)
+        XCTAssertEqual(content.withUnsafeBytes { buf -> Frame.Kind? in
+            guard case .success(let f) = Frame.parse(buf, at: content.count - groupEndSize) else { return nil }
+            return f.kind
+        }, .groupEnd, "close() sealed the last write")
+        return Array(content.dropLast(groupEndSize))
+    }
+
     private func reopen(_ dir: String) throws -> (Journal, JournalRecovery) {
         let j = try Journal(directory: dir, fsync: .always)
         return (j, j.recover())
@@ -32,7 +43,7 @@ final class JournalRecoveryTests: XCTestCase {
         for cut in [1, 5, 8, 12] {
             let dir = makeTempDirectory(self)
             let path = try makeSession(dir, records: 3)
-            let full = readFile(path)
+            let full = unsealed(path)
             XCTAssertEqual(full.count, sizeThrough(3))
             writeFile(path, Array(full.dropLast(groupEndSize + cut)))  // into record 3
             let (j, r) = try reopen(dir)
@@ -52,7 +63,7 @@ final class JournalRecoveryTests: XCTestCase {
     func testTailWithChecksumMismatchOrZerosIsTorn() throws {
         let dir = makeTempDirectory(self)
         let path = try makeSession(dir, records: 3)
-        var content = readFile(path)
+        var content = unsealed(path)
         content[content.count - 1 - groupEndSize] ^= 0x40  // last record's payload damaged
         content += [UInt8](repeating: 0, count: 4096) // and a preallocated-looking zero tail
         writeFile(path, content)
@@ -65,7 +76,7 @@ final class JournalRecoveryTests: XCTestCase {
     func testInterruptedBatchIsDroppedWhole() throws {
         let dir = makeTempDirectory(self)
         let path = try makeSession(dir, records: 2, batches: [[3, 4, 5]])
-        let full = readFile(path)
+        let full = unsealed(path)
         writeFile(path, Array(full.dropLast(groupEndSize + recordSize(5) + 2)))  // records 3 complete, 4 torn, 5 missing
         let (j, r) = try reopen(dir)
         defer { j.close() }

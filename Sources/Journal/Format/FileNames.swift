@@ -6,6 +6,8 @@
 ///     <id>.snap.prev             the snapshot before it: recovery's fallback when `.snap` is damaged
 ///     <id>.snap.tmp              snapshot being written (removed at recovery)
 ///     <id>.snap.corrupt          a damaged `.snap` that recovery fell back from, kept for inspection
+///     <id>.<seq>.torn            bytes recovery cut off segment <seq> as a torn write whose end had
+///                                landed (torn or damaged, they look alike), kept for inspection
 ///     LOCK                       flock'd by the process that owns the directory
 enum FileNames {
     static let lock = "LOCK"
@@ -39,12 +41,18 @@ enum FileNames {
     static func snapshotPrevious(_ id: String) -> String { id + ".snap.prev" }
     static func snapshotCorrupt(_ id: String) -> String { id + ".snap.corrupt" }
 
+    static func tornCopy(_ id: String, _ seq: Int) -> String {
+        let digits = String(seq)
+        return id + "." + String(repeating: "0", count: max(0, 8 - digits.count)) + digits + ".torn"
+    }
+
     enum Parsed: Equatable {
         case segment(id: String, seq: Int)
         case snapshot(id: String)
         case snapshotTemp(id: String)
         case snapshotPrevious(id: String)
         case snapshotCorrupt(id: String)
+        case tornCopy(id: String, seq: Int)
     }
 
     static func parse(_ name: String) -> Parsed? {
@@ -53,6 +61,9 @@ enum FileNames {
         let id = String(parts[0])
         if parts.count == 3, parts[2] == "log", parts[1].count == 8 || parts[1].count > 8, let seq = Int(parts[1]), seq > 0 {
             return .segment(id: id, seq: seq)
+        }
+        if parts.count == 3, parts[2] == "torn", parts[1].count >= 8, let seq = Int(parts[1]), seq > 0 {
+            return .tornCopy(id: id, seq: seq)
         }
         if parts.count == 2, parts[1] == "snap" { return .snapshot(id: id) }
         if parts.count == 3, parts[1] == "snap", parts[2] == "tmp" { return .snapshotTemp(id: id) }

@@ -25,7 +25,7 @@ extension Journal {
             case .snapshot(let id): byID[id, default: .init(id: id)].snapshot = true
             case .snapshotTemp(let id): byID[id, default: .init(id: id)].snapshotTemp = true
             case .snapshotPrevious(let id): byID[id, default: .init(id: id)].previousSnapshot = true
-            case .snapshotCorrupt: continue  // left for inspection; never read
+            case .snapshotCorrupt, .tornCopy: continue  // left for inspection; never read
             }
         }
         let all = Array(byID.values)

@@ -75,6 +75,7 @@ struct SessionRecovery {
         /// Where each segment's records end (its zero tail, if any, begins there).
         var recordEnds: [Int] = []
         var dropLastSegment = false
+        var tornWarning: String?
         let snapshotVersion = snapshot?.version ?? Int.min
 
         for (index, seq) in segments.enumerated() {
@@ -85,7 +86,8 @@ struct SessionRecovery {
             stats.files += 1
             stats.bytes += bytes.count
 
-            enum End { case clean(Int), torn(Int, String), corrupt(Int, String), gap(Int, Int) }
+            /// `torn`'s last value: where the torn write's group-end frame ends, when it landed.
+            enum End { case clean(Int), torn(Int, String, Int?), corrupt(Int, String), gap(Int, Int) }
             var segMax: Int?
             let end: End = bytes.withUnsafeBytes { buf -> End in
                 var offset = 0
@@ -102,10 +104,15 @@ struct SessionRecovery {
                         // A power cut can land a write's pages in any order, so the valid frames
                         // of a torn last write may follow its bad ones. Damage is a bad frame that
                         // a later write found synced (format 2's group-end frames say how far);
-                        // format 1 can only ask whether anything valid follows.
-                        let damaged = format >= 2 ? Frame.syncedPast(offset, in: buf) : Frame.validFrameExists(in: buf, after: offset)
-                        if damaged { return .corrupt(offset, e.reason) }
-                        return .torn(committed, e.reason)
+                        // format 1 can only ask whether anything valid follows. A bad meta record
+                        // leaves the format unknown: its creation's group-end frame tells.
+                        let groupEnds = format >= 2 || (format == 0 && Frame.groupEndExists(in: buf, after: offset))
+                        if groupEnds {
+                            if Frame.syncedPast(offset, in: buf) { return .corrupt(offset, e.reason) }
+                            return .torn(committed, e.reason, Frame.lastGroupEndEnd(in: buf, after: offset))
+                        }
+                        if Frame.validFrameExists(in: buf, after: offset) { return .corrupt(offset, e.reason) }
+                        return .torn(committed, e.reason, nil)
                     case .success(let f):
                         if offset == 0 {
                             guard f.kind == .meta else { return .corrupt(0, "segment does not start with a meta record") }
@@ -141,7 +148,7 @@ struct SessionRecovery {
                         offset = f.end
                     }
                 }
-                if !batch.isEmpty { return .torn(committed, "append interrupted before its last record") }
+                if !batch.isEmpty { return .torn(committed, "append interrupted before its last record", nil) }
                 return .clean(offset)
             }
             infos[index].maxVersion = segMax
@@ -162,11 +169,19 @@ struct SessionRecovery {
                 return failed("\(name): version \(v) follows \(l) (records missing)")
             case .corrupt(let offset, let reason):
                 return failed("\(name): corrupt record at byte \(offset) with valid records after it: \(reason)")
-            case .torn(let committed, let reason):
+            case .torn(let committed, let reason, let landedEnd):
                 guard isLast else {
                     return failed("\(name): torn record at byte \(committed) in a segment that is not the newest: \(reason)")
                 }
                 stats.tornTails += 1
+                if let end = landedEnd, committed > 0, end > committed {
+                    // Torn (never synced, so never acknowledged) or damage to the last write,
+                    // which no later write vouches for: the two look alike. Cut as torn, the
+                    // bytes are kept beside the segment rather than lost.
+                    let copy = FileNames.tornCopy(id, seq)
+                    repairs.append(.keep(copy, Array(bytes[committed..<end])))
+                    tornWarning = "\(name): cut a torn write at byte \(committed) (\(reason)) whose end had reached the disk; its \(end - committed) bytes are kept in \(copy)"
+                }
                 if committed == 0 {
                     // The segment's meta record never became durable: it was being created.
                     repairs.append(.unlink(name))
@@ -205,13 +220,13 @@ struct SessionRecovery {
             return failed((damaged ?? "") + "; the first record is \(first.version)")
         }
         if let reason = apply(repairs) { return failed(reason) }
-        var warning: String?
+        var warning = tornWarning
         if let damaged {
             // Kept aside for inspection: the next snapshot must not take it for the previous one.
             if files.snapshot {
                 do { try disk.rename(FileNames.snapshot(id), FileNames.snapshotCorrupt(id)) } catch { return failed("\(error)") }
             }
-            warning = damaged + (snapshot.map { "; recovered from the previous snapshot (version \($0.version))" }
+            warning = (warning.map { $0 + "; " } ?? "") + damaged + (snapshot.map { "; recovered from the previous snapshot (version \($0.version))" }
                                  ?? "; recovered from the first record") + ", \(records.count) records after it"
         }
         stats.records += records.count
@@ -245,6 +260,8 @@ struct SessionRecovery {
     enum Repair {
         case unlink(String)
         case truncate(String, Int)
+        /// Bytes cut off, appended to a file for inspection (synced before the cut is made).
+        case keep(String, [UInt8])
     }
 
     /// Makes the repairs; the reason the session fails when one cannot be made.
@@ -254,6 +271,16 @@ struct SessionRecovery {
             case .unlink(let name): disk.unlink(name)
             case .truncate(let name, let size):
                 do { try disk.truncateFile(name, to: size) } catch { return "\(error)" }
+            case .keep(let name, let cut):
+                do {
+                    let kept = ((try? disk.readAll(name)) ?? []) + cut
+                    let fd = try disk.openTruncating(name)
+                    defer { disk.close(fd) }
+                    try disk.write(fd, kept, at: 0, name: name)
+                    try disk.dataSync(fd, name: name)
+                } catch {
+                    return "\(error)"
+                }
             }
         }
         return nil

@@ -16,6 +16,8 @@ final class BatchSyncer: Sendable {
         /// The newest group written, and the newest one a completed sync began after.
         var writtenGroup = 0
         var syncedGroup = 0
+        /// The newest group written before a sync that failed.
+        var failedGroup = 0
     }
 
     private let disk: Disk
@@ -51,6 +53,7 @@ final class BatchSyncer: Sendable {
 
     /// Every group up to this one was written before a sync that has completed.
     var syncedGroup: Int { state.withLock { $0.syncedGroup } }
+    var failedGroup: Int { state.withLock { $0.failedGroup } }
 
     /// Syncs and failures so far.
     var counts: (syncs: Int, failures: Int) { state.withLock { ($0.syncs, $0.failures) } }
@@ -84,7 +87,13 @@ final class BatchSyncer: Sendable {
             state.withLock { s in
                 s.lastSyncNanos = DispatchTime.now().uptimeNanoseconds
                 s.syncs += 1
-                if ok { s.syncedGroup = max(s.syncedGroup, group) } else { s.failures += 1; s.dirty = true }
+                if ok {
+                    s.syncedGroup = max(s.syncedGroup, group)
+                } else {
+                    s.failures += 1
+                    s.failedGroup = max(s.failedGroup, group)
+                    s.dirty = true
+                }
             }
         }
         finished.signal()

@@ -338,6 +338,11 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                 completions.append(.signal(done))
 
             case .adopt(let found, let done):
+                // What recovery read is what the server serves, and what later writes' group-end
+                // frames claim: after a crash of the process alone it may be only in the page
+                // cache, so it is synced first (with recovery's truncations). One `syncfs`.
+                let onDisk = (try? disk.syncFilesystem(dirFD)) != nil
+                if onDisk { counters.syncCalls += 1 }
                 for f in found where sessions[f.id] == nil {
                     let s = SessionState(id: f.id, meta: f.meta, segments: f.segments.map { .init(seq: $0.seq, maxVersion: $0.maxVersion) },
                                          size: f.lastSegmentSize, lastVersion: f.lastVersion)
@@ -345,8 +350,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                     s.hasSnapshot = f.hasSnapshot
                     s.snapshotVersion = f.snapshotVersion
                     s.failure = f.failure
-                    // What recovery read is what the server serves: taken as on disk.
-                    s.syncedSize = f.lastSegmentSize
+                    s.syncedSize = onDisk ? f.lastSegmentSize : 0
                     sessions[f.id] = s
                 }
                 completions.append(.signal(done))
@@ -400,6 +404,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         }
 
         if !flushWaiters.isEmpty || closing != nil {
+            if closing != nil { seal() }
             syncAll()
             flushWaiters.forEach { $0() }
         }
@@ -439,15 +444,13 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     /// settled before it (recovery's way to tell a torn write from damage); a failed write is cut
     /// back off so the file ends at its last complete record.
     ///
-    /// Settled: under `always`, synced, which is everything before this write. Under `batch`, what
-    /// a completed background sync covers, so a power cut may tear every write after it and
-    /// recovery still drops them as a torn tail. `never` promises nothing across a power cut;
-    /// everything before this write counts as settled there, so damage to older records stops
-    /// the session for inspection rather than being cut off as if torn.
+    /// Settled: under `always`, synced, which is everything before this write. Under `batch` and
+    /// `never`, what a completed sync (background, flush, rotation) covers, so a power cut may
+    /// tear every write after it and recovery still drops them as a torn tail.
     private func writeGroup(_ touched: [SessionState]) {
         for s in touched where !s.deleted && !s.pending.isEmpty {
             var settled = s.size
-            if policy == .batch {
+            if policy != .always {
                 advanceSynced(s)
                 settled = s.syncedSize
             }
@@ -457,7 +460,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                 try preallocate(s, through: s.size + s.pending.count)
                 try disk.write(s.fd, s.pending, at: s.size, name: s.currentSegmentName)
                 s.size += s.pending.count
-                if policy == .batch {
+                s.sealed = false
+                if policy != .always {
                     // Bounded: an older entry dropped only makes a later group-end frame claim less.
                     if s.unsynced.count >= 64 { s.unsynced.removeFirst() }
                     s.unsynced.append((counters.groups, s.size))
@@ -494,16 +498,39 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     /// The newest group written before a flush's successful sync.
     private var flushedGroup = 0
 
-    /// `batch`: moves `syncedSize` up to the newest write a completed sync covers.
+    /// `batch`, `never`: moves `syncedSize` up to the newest write a completed sync covers. Never
+    /// past a write made before a background sync failed: the kernel reports a lost writeback
+    /// once, and a later sync that succeeds does not bring those bytes back. Until the next segment.
     private func advanceSynced(_ s: SessionState) {
+        if s.claimsFrozen { return }
         let synced = syncedGroup
+        let failed = batchSyncer?.failedGroup ?? 0
         var covered = 0
         for write in s.unsynced {
             if write.group > synced { break }
+            if write.group <= failed {
+                s.claimsFrozen = true
+                break
+            }
             s.syncedSize = write.size
             covered += 1
         }
         if covered > 0 { s.unsynced.removeFirst(covered) }
+    }
+
+    /// At close: a group-end frame after each open segment's last write claims that write too (the
+    /// sync that follows makes it true), so damage to it is told from a torn write after a clean
+    /// stop. Best effort: a session whose descriptor was closed as idle keeps its last write unclaimed.
+    private func seal() {
+        for s in sessions.values where s.fd >= 0 && !s.sealed && !s.deleted && s.failure == nil && s.size > 0 {
+            var frame: [UInt8] = []
+            Frame.append(kind: .groupEnd, version: s.size, payload: [], to: &frame)
+            guard (try? disk.write(s.fd, frame, at: s.size, name: s.currentSegmentName)) != nil else { continue }
+            s.size += frame.count
+            s.allocated = max(s.allocated, s.size)
+            s.sealed = true
+            writtenSinceFlush = true
+        }
     }
 
     private func sync(_ targets: [SessionState]) {
@@ -619,7 +646,10 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
             s.fd = -1
             openFDs -= 1
         }
-        for seg in s.segments { disk.unlink(FileNames.segment(s.id, seg.seq)) }
+        for seg in s.segments {
+            disk.unlink(FileNames.segment(s.id, seg.seq))
+            disk.unlink(FileNames.tornCopy(s.id, seg.seq))
+        }
         disk.unlink(FileNames.snapshot(s.id))
         disk.unlink(FileNames.snapshotPrevious(s.id))
         disk.unlink(FileNames.snapshotCorrupt(s.id))
@@ -685,6 +715,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         for (i, seg) in s.segments.enumerated() {
             if let replaced, i < s.segments.count - 1, (seg.maxVersion ?? Int.min) <= replaced {
                 disk.unlink(FileNames.segment(s.id, seg.seq))
+                disk.unlink(FileNames.tornCopy(s.id, seg.seq))
                 dirDirty = true
             } else {
                 kept.append(seg)
@@ -722,6 +753,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         s.allocated = head.count
         s.syncedSize = head.count
         s.unsynced.removeAll()
+        s.claimsFrozen = false
         s.segments.append(.init(seq: seq, maxVersion: nil))
     }
 }

@@ -28,6 +28,10 @@ final class SessionState {
     /// `batch`: the writes since then, by group number and the size each left, oldest
     /// first; a sync that began after a group makes its size synced.
     var unsynced: [(group: Int, size: Int)] = []
+    /// A background sync failed after a write still unclaimed: claims stop there (see `advanceSynced`).
+    var claimsFrozen = false
+    /// The last write is claimed by a group-end frame after it (`seal` at close).
+    var sealed = true
     /// Set when the files are unusable; appends are refused with this reason.
     var failure: String?
     var deleted = false

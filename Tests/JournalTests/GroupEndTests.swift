@@ -1,0 +1,254 @@
+import Dispatch
+import Foundation
+import Synchronization
+import XCTest
+@testable import Journal
+
+/// Group-end frames: what each write claims was settled before it, and how recovery reads a bad
+/// frame with them. Several of these cases came from a review of the first version of the change.
+final class GroupEndTests: XCTestCase {
+    private let groupEnd = Frame.size(kind: .groupEnd, payloadCount: 0)
+    private let record = Frame.size(kind: .recordEnd, payloadCount: "record 1".utf8.count)
+    /// The end of the creation's write (an empty meta record).
+    private var created: Int { Frame.size(kind: .meta, payloadCount: 0) + groupEnd }
+
+    /// The files of a running journal, as a crash of the machine would leave them if every page
+    /// had reached the disk.
+    private func crashCopy(of dir: String) -> String {
+        let copy = makeTempDirectory(self)
+        for name in files(in: dir) { writeFile(copy + "/" + name, readFile(dir + "/" + name)) }
+        return copy
+    }
+
+    /// Each record its own append, all in one group; every completion awaited.
+    private func appendInOneGroup(_ j: Journal, _ id: String, _ records: [(Int, String)]) -> [Result<Void, JournalError>] {
+        let results = Mutex<[Result<Void, JournalError>]>([])
+        let done = DispatchGroup()
+        for (v, s) in records {
+            done.enter()
+            j.append(session: id, records: [(version: v, bytes: bytes(s))], commitLater: true) { r in
+                results.withLock { $0.append(r) }
+                done.leave()
+            }
+        }
+        j.commit()
+        done.wait()
+        return results.withLock { $0 }
+    }
+
+    /// (offset of each write's group-end frame, what it claims), in file order.
+    private func claims(_ segment: [UInt8]) -> [(at: Int, settled: Int)] {
+        var found: [(at: Int, settled: Int)] = []
+        segment.withUnsafeBytes { buf in
+            var offset = 0
+            while case .success(let f) = Frame.parse(buf, at: offset) {
+                if f.kind == .groupEnd { found.append((offset, f.version)) }
+                offset = f.end
+            }
+        }
+        return found
+    }
+
+    /// After a clean stop every write is claimed (`seal`), so a bit flip in the last acknowledged
+    /// write is damage: the session stops, its records and files kept, rather than losing
+    /// acknowledged records as a torn tail.
+    func testDamageInTheLastWriteAfterACleanStopIsDamage() throws {
+        for policy in [FsyncPolicy.always, .batch, .never] {
+            let dir = makeTempDirectory(self)
+            let j = try Journal(directory: dir, fsync: policy)
+            _ = j.recover()
+            try j.createSession(id: "s", meta: [])
+            XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
+            for r in appendInOneGroup(j, "s", [(2, "record 2"), (3, "record 3"), (4, "record 4")]) { XCTAssertNoThrow(try r.get()) }
+            j.close()
+            let path = dir + "/" + FileNames.segment("s", 1)
+            var segment = readFile(path)
+            segment[created + record + groupEnd + Frame.headerSize + 9] ^= 0x01  // record 2's payload
+            writeFile(path, segment)
+            let reopened = try Journal(directory: dir, fsync: .always)
+            let found = reopened.recover()
+            reopened.close()
+            XCTAssertEqual(found.failures.map(\.id), ["s"], "\(policy): recovered \(found.session("s")?.versions ?? [])")
+            XCTAssertEqual(readFile(path), segment, "\(policy): files left for inspection")
+        }
+    }
+
+    /// After a crash the last write is claimed by nothing: a bad frame with its end intact is
+    /// torn or damaged, which look alike. It is cut as torn, and the bytes cut are kept beside the
+    /// segment, with a warning, instead of being lost.
+    func testACutWriteWhoseEndLandedIsKeptBesideTheSegment() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .always)
+        _ = j.recover()
+        try j.createSession(id: "s", meta: [])
+        XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
+        for r in appendInOneGroup(j, "s", [(2, "record 2"), (3, "record 3")]) { XCTAssertNoThrow(try r.get()) }
+        let copy = crashCopy(of: dir)
+        j.close()
+        let name = FileNames.segment("s", 1)
+        var segment = readFile(copy + "/" + name)
+        let start = created + record + groupEnd
+        segment[start + Frame.headerSize + 9] ^= 0x01
+        writeFile(copy + "/" + name, segment)
+        let cut = Array(segment[start..<(start + 2 * record + groupEnd)])
+
+        let reopened = try Journal(directory: copy, fsync: .always)
+        let found = reopened.recover()
+        reopened.close()
+        XCTAssertTrue(found.failures.isEmpty, "\(found.failures)")
+        XCTAssertEqual(found.session("s")?.versions, [1])
+        XCTAssertEqual(readFile(copy + "/" + FileNames.tornCopy("s", 1)), cut)
+        XCTAssertTrue(found.warnings.contains { $0.id == "s" && $0.message.contains(FileNames.tornCopy("s", 1)) }, "\(found.warnings)")
+        // A session delete takes the copy too.
+        let again = try Journal(directory: copy, fsync: .always)
+        _ = again.recover()
+        again.deleteSession(id: "s")
+        again.close()
+        XCTAssertEqual(files(in: copy), [])
+    }
+
+    /// A creation that never returned, whose first page was lost while its group-end frame landed,
+    /// is discarded like any torn creation; the bad meta record leaves the format unknown.
+    func testATornCreationWhoseFirstPageIsLostIsDiscarded() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .always)
+        _ = j.recover()
+        try j.createSession(id: "s", meta: [UInt8](repeating: 0x6D, count: 5_000))
+        let copy = crashCopy(of: dir)
+        j.close()
+        let path = copy + "/" + FileNames.segment("s", 1)
+        var segment = readFile(path)
+        for i in 0..<4_096 { segment[i] = 0 }
+        writeFile(path, segment)
+        let reopened = try Journal(directory: copy, fsync: .always)
+        let found = reopened.recover()
+        reopened.close()
+        XCTAssertTrue(found.failures.isEmpty, "\(found.failures)")
+        XCTAssertNil(found.session("s"))
+        XCTAssertEqual(files(in: copy), [])
+    }
+
+    /// `never`: writes after the last flush claim only what it synced, so two of them torn out of
+    /// order are a torn tail.
+    func testNeverClaimsOnlyWhatAFlushSynced() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .never)
+        _ = j.recover()
+        try j.createSession(id: "s", meta: [])
+        XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
+        j.flush()
+        let start = created + record + groupEnd
+        XCTAssertNoThrow(try appendSync(j, "s", [(2, String(repeating: "p", count: 5_000))]).get())
+        XCTAssertNoThrow(try appendSync(j, "s", [(3, "record 3")]).get())
+        let copy = crashCopy(of: dir)
+        j.close()
+        let path = copy + "/" + FileNames.segment("s", 1)
+        XCTAssertEqual(claims(readFile(path)).suffix(2).map(\.settled), [start, start], "after the flush, nothing newer")
+        var segment = readFile(path)
+        for i in start..<(start + 4_096) { segment[i] = 0 }
+        writeFile(path, segment)
+        let reopened = try Journal(directory: copy, fsync: .never)
+        let found = reopened.recover()
+        reopened.close()
+        XCTAssertTrue(found.failures.isEmpty, "\(found.failures)")
+        XCTAssertEqual(found.session("s")?.versions, [1])
+    }
+
+    /// A record's payload is opaque and may hold bytes that form a valid group-end frame. A claim
+    /// past its own position is not believed, so a torn write stays torn.
+    func testAGroupEndFrameInsideAPayloadDoesNotMakeATornWriteDamage() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .always)
+        _ = j.recover()
+        try j.createSession(id: "s", meta: [])
+        XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
+        let start = created + record + groupEnd
+        var forged: [UInt8] = []
+        Frame.append(kind: .groupEnd, version: Int(Int64.max), payload: [], to: &forged)
+        let payload = [UInt8](repeating: 0x70, count: 5_000) + forged + bytes("tail")
+        let outcome = Mutex<Result<Void, JournalError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        j.append(session: "s", records: [(version: 2, bytes: payload)]) { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        XCTAssertNoThrow(try outcome.withLock { $0 }?.get())
+        let copy = crashCopy(of: dir)
+        j.close()
+        let path = copy + "/" + FileNames.segment("s", 1)
+        var segment = readFile(path)
+        for i in start..<(start + 4_096) { segment[i] = 0 }
+        writeFile(path, segment)
+        let reopened = try Journal(directory: copy, fsync: .always)
+        let found = reopened.recover()
+        reopened.close()
+        XCTAssertTrue(found.failures.isEmpty, "\(found.failures)")
+        XCTAssertEqual(found.session("s")?.versions, [1])
+    }
+
+    /// `batch` claims only what a background sync that began after a write covered, and nothing
+    /// written before a background sync that failed (the kernel reports a lost writeback once).
+    func testBatchClaimsWhatACompletedSyncCoveredAndStopsAtAFailedOne() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .batch)
+        _ = j.recover()
+        try j.createSession(id: "s", meta: [])
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        j.disk.setSyncGate {
+            entered.signal()
+            proceed.wait()
+        }
+        // Sync 1 covers write 1.
+        XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
+        entered.wait()
+        proceed.signal()
+        // Write 2, then sync 2 fails.
+        XCTAssertNoThrow(try appendSync(j, "s", [(2, "record 2")]).get())
+        entered.wait()
+        j.injectFault(.syncFails(count: 1))
+        proceed.signal()
+        // Write 3 wakes sync 3 (sync 2 has completed once it is at the gate), which succeeds and
+        // covers writes 2 and 3.
+        XCTAssertNoThrow(try appendSync(j, "s", [(3, "record 3")]).get())
+        entered.wait()
+        proceed.signal()
+        // Write 4 wakes sync 4; once it is at the gate, sync 3 has completed. Write 5 then claims.
+        XCTAssertNoThrow(try appendSync(j, "s", [(4, "record 4")]).get())
+        entered.wait()
+        XCTAssertNoThrow(try appendSync(j, "s", [(5, "record 5")]).get())
+        let segment = readFile(dir + "/" + FileNames.segment("s", 1))
+        j.disk.setSyncGate(nil)
+        proceed.signal()
+        j.close()
+        let endOf1 = created + record + groupEnd
+        let settled = claims(segment).map(\.settled)
+        XCTAssertEqual(settled.count, 6)
+        XCTAssertEqual(Array(settled.prefix(2)), [0, created], "the creation was synced with it")
+        XCTAssertTrue(settled[2] == created || settled[2] == endOf1, "write 2 claims at most what sync 1 covered: \(settled)")
+        // Sync 3 succeeded and covered writes 2 and 3 before write 5 was made, but write 2 was
+        // made before sync 2 failed: no claim passes it.
+        XCTAssertLessThanOrEqual(settled[5], endOf1, "\(settled)")
+    }
+
+    /// A bad frame followed by megabytes of binary records: the search for a claim checks only
+    /// frames shaped like group-end frames, and random bytes hold none.
+    func testNoClaimIsFoundInATornTailOfBinaryRecords() throws {
+        var segment: [UInt8] = []
+        Frame.append(kind: .meta, version: 0, payload: [], to: &segment)
+        Frame.append(kind: .groupEnd, version: 0, payload: [], to: &segment)
+        let bad = segment.count
+        var generator = SystemRandomNumberGenerator()
+        for v in 1...16 {
+            Frame.append(kind: .recordEnd, version: v, payload: (0..<(64 << 10)).map { _ in UInt8.random(in: 0...255, using: &generator) }, to: &segment)
+        }
+        Frame.append(kind: .groupEnd, version: bad, payload: [], to: &segment)
+        segment += [UInt8](repeating: 0, count: 256 << 10)
+        segment[bad + 4] ^= 0xFF
+        segment.withUnsafeBytes { buf in
+            XCTAssertFalse(Frame.syncedPast(bad, in: buf))
+            XCTAssertTrue(Frame.groupEndExists(in: buf, after: bad))
+        }
+    }
+}
