@@ -12,13 +12,6 @@ final class GroupEndTests: XCTestCase {
     /// The end of the creation's write (an empty meta record).
     private var created: Int { Frame.size(kind: .meta, payloadCount: 0) + groupEnd }
 
-    /// The files of a running journal, as a crash of the machine would leave them if every page
-    /// had reached the disk.
-    private func crashCopy(of dir: String) -> String {
-        let copy = makeTempDirectory(self)
-        for name in files(in: dir) { writeFile(copy + "/" + name, readFile(dir + "/" + name)) }
-        return copy
-    }
 
     /// Each record its own append, all in one group; every completion awaited.
     private func appendInOneGroup(_ j: Journal, _ id: String, _ records: [(Int, String)]) -> [Result<Void, JournalError>] {
@@ -83,7 +76,7 @@ final class GroupEndTests: XCTestCase {
         try j.createSession(id: "s", meta: [])
         XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
         for r in appendInOneGroup(j, "s", [(2, "record 2"), (3, "record 3")]) { XCTAssertNoThrow(try r.get()) }
-        let copy = crashCopy(of: dir)
+        let copy = crashCopy(of: dir, self)
         j.close()
         let name = FileNames.segment("s", 1)
         var segment = readFile(copy + "/" + name)
@@ -92,9 +85,7 @@ final class GroupEndTests: XCTestCase {
         writeFile(copy + "/" + name, segment)
         let cut = Array(segment[start..<(start + 2 * record + groupEnd)])
 
-        let reopened = try Journal(directory: copy, fsync: .always)
-        let found = reopened.recover()
-        reopened.close()
+        let found = try recoverAndClose(copy)
         XCTAssertTrue(found.failures.isEmpty, "\(found.failures)")
         XCTAssertEqual(found.session("s")?.versions, [1])
         XCTAssertEqual(readFile(copy + "/" + FileNames.tornCopy("s", 1)), cut)
@@ -114,15 +105,11 @@ final class GroupEndTests: XCTestCase {
         let j = try Journal(directory: dir, fsync: .always)
         _ = j.recover()
         try j.createSession(id: "s", meta: [UInt8](repeating: 0x6D, count: 5_000))
-        let copy = crashCopy(of: dir)
+        let copy = crashCopy(of: dir, self)
         j.close()
         let path = copy + "/" + FileNames.segment("s", 1)
-        var segment = readFile(path)
-        for i in 0..<4_096 { segment[i] = 0 }
-        writeFile(path, segment)
-        let reopened = try Journal(directory: copy, fsync: .always)
-        let found = reopened.recover()
-        reopened.close()
+        losePages(path, 0..<4_096)
+        let found = try recoverAndClose(copy)
         XCTAssertTrue(found.failures.isEmpty, "\(found.failures)")
         XCTAssertNil(found.session("s"))
         XCTAssertEqual(files(in: copy), [])
@@ -140,16 +127,12 @@ final class GroupEndTests: XCTestCase {
         let start = created + record + groupEnd
         XCTAssertNoThrow(try appendSync(j, "s", [(2, String(repeating: "p", count: 5_000))]).get())
         XCTAssertNoThrow(try appendSync(j, "s", [(3, "record 3")]).get())
-        let copy = crashCopy(of: dir)
+        let copy = crashCopy(of: dir, self)
         j.close()
         let path = copy + "/" + FileNames.segment("s", 1)
         XCTAssertEqual(claims(readFile(path)).suffix(2).map(\.settled), [start, start], "after the flush, nothing newer")
-        var segment = readFile(path)
-        for i in start..<(start + 4_096) { segment[i] = 0 }
-        writeFile(path, segment)
-        let reopened = try Journal(directory: copy, fsync: .never)
-        let found = reopened.recover()
-        reopened.close()
+        losePages(path, start..<(start + 4_096))
+        let found = try recoverAndClose(copy, fsync: .never)
         XCTAssertTrue(found.failures.isEmpty, "\(found.failures)")
         XCTAssertEqual(found.session("s")?.versions, [1])
     }
@@ -174,15 +157,11 @@ final class GroupEndTests: XCTestCase {
         }
         done.wait()
         XCTAssertNoThrow(try outcome.withLock { $0 }?.get())
-        let copy = crashCopy(of: dir)
+        let copy = crashCopy(of: dir, self)
         j.close()
         let path = copy + "/" + FileNames.segment("s", 1)
-        var segment = readFile(path)
-        for i in start..<(start + 4_096) { segment[i] = 0 }
-        writeFile(path, segment)
-        let reopened = try Journal(directory: copy, fsync: .always)
-        let found = reopened.recover()
-        reopened.close()
+        losePages(path, start..<(start + 4_096))
+        let found = try recoverAndClose(copy)
         XCTAssertTrue(found.failures.isEmpty, "\(found.failures)")
         XCTAssertEqual(found.session("s")?.versions, [1])
     }

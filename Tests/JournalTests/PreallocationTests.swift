@@ -5,12 +5,6 @@ import XCTest
 /// Under `always` the newest segment is written ahead with zeros, so a sync overwrites bytes the
 /// file already has. Recovery must read such a file, as a crash leaves it, exactly like a trimmed one.
 final class PreallocationTests: XCTestCase {
-    /// The files of a running journal, copied as a crash would leave them (nothing closed or trimmed).
-    private func crashCopy(of dir: String) -> String {
-        let copy = makeTempDirectory(self)
-        for name in files(in: dir) { writeFile(copy + "/" + name, readFile(dir + "/" + name)) }
-        return copy
-    }
 
     private let groupEnd = Frame.size(kind: .groupEnd, payloadCount: 0)
 
@@ -29,7 +23,7 @@ final class PreallocationTests: XCTestCase {
         XCTAssertEqual(segment.count % JournalWriter.preallocationChunk, 0, "written ahead to a whole chunk")
         XCTAssertEqual(segment.last, 0)
 
-        let copy = crashCopy(of: dir)
+        let copy = crashCopy(of: dir, self)
         let reopened = try Journal(directory: copy, fsync: .always)
         let found = reopened.recover()
         XCTAssertEqual(found.session("s")?.versions, Array(1...20))
@@ -50,7 +44,7 @@ final class PreallocationTests: XCTestCase {
         _ = j.recover()
         try j.createSession(id: "s", meta: [])
         for v in 1...3 { XCTAssertNoThrow(try appendSync(j, "s", [(v, "record \(v)")]).get()) }
-        let copy = crashCopy(of: dir)
+        let copy = crashCopy(of: dir, self)
         j.close()
         // The last record's bytes only half reached the disk: its second half is still zeros.
         let name = copy + "/" + FileNames.segment("s", 1)
@@ -83,12 +77,10 @@ final class PreallocationTests: XCTestCase {
         let lastWrite = written(records: 3)
         let page = String(repeating: "p", count: 5_000)
         XCTAssertNoThrow(try appendSync(j, "s", [(4, page), (5, page), (6, "record 6")]).get())
-        let copy = crashCopy(of: dir)
+        let copy = crashCopy(of: dir, self)
         j.close()
         let name = copy + "/" + FileNames.segment("s", 1)
-        var segment = readFile(name)
-        for i in lastWrite..<(lastWrite + 4_096) { segment[i] = 0 }  // its first page never landed
-        writeFile(name, segment)
+        losePages(name, lastWrite..<(lastWrite + 4_096))  // its first page never landed
 
         let reopened = try Journal(directory: copy, fsync: .always)
         let found = reopened.recover()
@@ -113,19 +105,16 @@ final class PreallocationTests: XCTestCase {
         let start = written(records: 1)
         XCTAssertNoThrow(try appendSync(j, "s", [(2, String(repeating: "p", count: 5_000))]).get())
         XCTAssertNoThrow(try appendSync(j, "s", [(3, "record 3")]).get())
-        let copy = crashCopy(of: dir)
+        let copy = crashCopy(of: dir, self)
         j.close()
         let name = copy + "/" + FileNames.segment("s", 1)
-        var segment = readFile(name)
-        for i in start..<(start + 4_096) { segment[i] = 0 }
-        writeFile(name, segment)
+        losePages(name, start..<(start + 4_096))
+        let damaged = readFile(name)
 
-        let reopened = try Journal(directory: copy, fsync: .always)
-        defer { reopened.close() }
-        let found = reopened.recover()
+        let found = try recoverAndClose(copy)
         XCTAssertEqual(found.failures.map(\.id), ["s"])
         XCTAssertTrue(found.failures.first?.reason.contains("corrupt record at byte \(start)") ?? false, "\(found.failures)")
-        XCTAssertEqual(readFile(name), segment, "left for inspection")
+        XCTAssertEqual(readFile(name), damaged, "left for inspection")
     }
 
     func testCloseLeavesFilesThatEndAtTheClaimOfTheirLastWrite() throws {

@@ -27,6 +27,28 @@ func appendSync(_ j: Journal, _ id: String, _ records: [(Int, String)]) -> Resul
     return result.withLock { $0 } ?? .failure(.closed)
 }
 
+/// The files of a running journal, as a crash of the machine would leave them had every page
+/// reached the disk (nothing closed, trimmed or sealed).
+func crashCopy(of dir: String, _ test: XCTestCase) -> String {
+    let copy = makeTempDirectory(test)
+    for name in files(in: dir) { writeFile(copy + "/" + name, readFile(dir + "/" + name)) }
+    return copy
+}
+
+/// Zeros `range` of a file: pages of a write that never reached the disk.
+func losePages(_ path: String, _ range: Range<Int>) {
+    var content = readFile(path)
+    for i in range { content[i] = 0 }
+    writeFile(path, content)
+}
+
+/// What a journal opened on `dir` recovers (it is closed again).
+func recoverAndClose(_ dir: String, fsync: FsyncPolicy = .always) throws -> JournalRecovery {
+    let j = try Journal(directory: dir, fsync: fsync)
+    defer { j.close() }
+    return j.recover()
+}
+
 func files(in dir: String) -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter { $0 != "LOCK" }.sorted()
 }
