@@ -98,6 +98,33 @@ final class GroupEndTests: XCTestCase {
         XCTAssertEqual(files(in: copy), [])
     }
 
+    /// Keeping the cut bytes is best effort: on a full disk the torn write is still cut, and the
+    /// warning says the bytes could not be kept.
+    func testACutIsMadeEvenWhenItsBytesCannotBeKept() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .always)
+        _ = j.recover()
+        try j.createSession(id: "s", meta: [])
+        XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
+        for r in appendInOneGroup(j, "s", [(2, "record 2"), (3, "record 3")]) { XCTAssertNoThrow(try r.get()) }
+        let copy = crashCopy(of: dir, self)
+        j.close()
+        let name = copy + "/" + FileNames.segment("s", 1)
+        var segment = readFile(name)
+        segment[created + record + groupEnd + Frame.headerSize + 9] ^= 0x01
+        writeFile(name, segment)
+
+        let reopened = try Journal(directory: copy, fsync: .always)
+        reopened.injectFault(.diskFull())
+        let found = reopened.recover()
+        reopened.injectFault(nil)
+        reopened.close()
+        XCTAssertTrue(found.failures.isEmpty, "\(found.failures)")
+        XCTAssertEqual(found.session("s")?.versions, [1])
+        XCTAssertFalse(files(in: copy).contains(FileNames.tornCopy("s", 1)))
+        XCTAssertTrue(found.warnings.contains { $0.message.contains("could not be kept") }, "\(found.warnings)")
+    }
+
     /// A creation that never returned, whose first page was lost while its group-end frame landed,
     /// is discarded like any torn creation; the bad meta record leaves the format unknown.
     func testATornCreationWhoseFirstPageIsLostIsDiscarded() throws {
@@ -229,5 +256,145 @@ final class GroupEndTests: XCTestCase {
             XCTAssertFalse(Frame.syncedPast(bad, in: buf))
             XCTAssertTrue(Frame.groupEndExists(in: buf, after: bad))
         }
+    }
+
+    /// The seal comes after close's sync: a power cut during that sync may land any page of the
+    /// writes it covers, and a seal already there would call a torn write damage.
+    func testPowerCutDuringCloseSyncKeepsATornWriteTorn() throws {
+        for policy in [FsyncPolicy.never, .batch] {
+            let dir = makeTempDirectory(self)
+            let j = try Journal(directory: dir, fsync: policy)
+            _ = j.recover()
+            try j.createSession(id: "s", meta: [])
+            XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
+            j.flush()
+            let start = created + record + groupEnd
+            XCTAssertNoThrow(try appendSync(j, "s", [(2, String(repeating: "p", count: 5_000))]).get())
+            XCTAssertNoThrow(try appendSync(j, "s", [(3, "record 3")]).get())
+            // The state of the files when close's sync begins (what a power cut during it may leave).
+            let crash = makeTempDirectory(self)
+            let copied = Mutex(false)
+            j.disk.setSyncGate {
+                copied.withLock { done in
+                    if done { return }
+                    done = true
+                    for name in files(in: dir) { writeFile(crash + "/" + name, readFile(dir + "/" + name)) }
+                }
+            }
+            j.close()
+            XCTAssertTrue(copied.withLock { $0 })
+            let path = crash + "/" + FileNames.segment("s", 1)
+            var segment = readFile(path)
+            for i in start..<(start + 4_096) { segment[i] = 0 }  // write 2's first page never landed
+            writeFile(path, segment)
+            let reopened = try Journal(directory: crash, fsync: .always)
+            let found = reopened.recover()
+            reopened.close()
+            XCTAssertTrue(found.failures.isEmpty, "\(policy): \(found.failures)")
+            XCTAssertEqual(found.session("s")?.versions, [1], "\(policy)")
+        }
+    }
+
+    /// A recovery that kept the cut bytes and crashed before its truncation reached the disk does
+    /// not keep them twice.
+    func testRepeatedRecoveryDoesNotKeepTheSameBytesTwice() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .always)
+        _ = j.recover()
+        try j.createSession(id: "s", meta: [])
+        XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
+        XCTAssertNoThrow(try appendSync(j, "s", [(2, "record 2")]).get())
+        let crash = crashCopy(of: dir, self)
+        j.close()
+        let name = FileNames.segment("s", 1)
+        var segment = readFile(crash + "/" + name)
+        let start = created + record + groupEnd
+        segment[start + Frame.headerSize + 9] ^= 0x01
+        writeFile(crash + "/" + name, segment)
+        let cut = Array(segment[start..<(start + record + groupEnd)])
+        for _ in 0..<2 {
+            writeFile(crash + "/" + name, segment)  // the truncation was lost
+            let r = try Journal(directory: crash, fsync: .always)
+            _ = r.recover()
+            r.close()
+        }
+        XCTAssertEqual(readFile(crash + "/" + FileNames.tornCopy("s", 1)), cut)
+    }
+
+    /// A write covered by a sync that succeeded before a later one failed is on disk: the failure
+    /// stops only the claims of writes made after the last good sync.
+    func testASyncThatSucceededBeforeTheFailureStillCounts() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .batch)
+        _ = j.recover()
+        try j.createSession(id: "a", meta: [])
+        try j.createSession(id: "b", meta: [])
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        j.disk.setSyncGate {
+            entered.signal()
+            proceed.wait()
+        }
+        XCTAssertNoThrow(try appendSync(j, "a", [(1, "record 1")]).get())  // sync 1 covers it
+        entered.wait(); proceed.signal()
+        XCTAssertNoThrow(try appendSync(j, "b", [(1, "record 1")]).get())  // sync 2 fails
+        entered.wait(); j.injectFault(.syncFails(count: 1)); proceed.signal()
+        XCTAssertNoThrow(try appendSync(j, "b", [(2, "record 2")]).get())  // sync 3 succeeds
+        entered.wait(); proceed.signal()
+        XCTAssertNoThrow(try appendSync(j, "b", [(3, "record 3")]).get())
+        entered.wait()  // sync 3 has completed
+        XCTAssertNoThrow(try appendSync(j, "a", [(2, "record 2")]).get())
+        let segment = readFile(dir + "/" + FileNames.segment("a", 1))
+        j.disk.setSyncGate(nil)
+        proceed.signal()
+        j.close()
+        XCTAssertEqual(claims(segment).last?.settled, created + record + groupEnd,
+                       "a's write 1 was synced by sync 1, before sync 2 failed: \(claims(segment).map(\.settled))")
+    }
+
+    /// A failed flush stops claims like a failed background sync: a later flush that succeeds
+    /// proves nothing for the writes made before the failed one.
+    func testAFailedFlushStopsClaimsLikeAFailedBackgroundSync() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .never)
+        _ = j.recover()
+        try j.createSession(id: "s", meta: [])
+        XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
+        j.flush()
+        XCTAssertNoThrow(try appendSync(j, "s", [(2, "record 2")]).get())
+        j.injectFault(.syncFails(count: 1))
+        j.flush()  // fails: write 2's writeback error is reported here, once
+        j.injectFault(nil)
+        XCTAssertNoThrow(try appendSync(j, "s", [(3, "record 3")]).get())
+        j.flush()  // succeeds
+        XCTAssertNoThrow(try appendSync(j, "s", [(4, "record 4")]).get())
+        let segment = readFile(dir + "/" + FileNames.segment("s", 1))
+        j.close()
+        XCTAssertLessThanOrEqual(claims(segment).last?.settled ?? 0, created + record + groupEnd, "\(claims(segment).map(\.settled))")
+    }
+    /// Close's sync succeeds after a failed background sync (the kernel reports a lost writeback
+    /// once): the seal does not claim the writes made before the failure.
+    func testTheSealDoesNotPassAFailedBackgroundSync() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .batch)
+        _ = j.recover()
+        try j.createSession(id: "s", meta: [])
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        j.disk.setSyncGate {
+            entered.signal()
+            proceed.wait()
+        }
+        XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
+        entered.wait(); proceed.signal()
+        XCTAssertNoThrow(try appendSync(j, "s", [(2, "record 2")]).get())
+        entered.wait(); j.injectFault(.syncFails(count: 1)); proceed.signal()
+        XCTAssertNoThrow(try appendSync(j, "s", [(3, "record 3")]).get())
+        entered.wait()
+        j.disk.setSyncGate(nil)
+        proceed.signal()
+        j.close()
+        let segment = readFile(dir + "/" + FileNames.segment("s", 1))
+        XCTAssertLessThanOrEqual(claims(segment).last?.settled ?? 0, created + record + groupEnd, "\(claims(segment).map(\.settled))")
     }
 }

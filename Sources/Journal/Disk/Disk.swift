@@ -52,6 +52,14 @@ final class Disk: Sendable {
         return fd
     }
 
+    /// Opens `name` for appending, creating it if absent: every write lands at its end (Linux's
+    /// `pwrite` ignores the offset under `O_APPEND`), so a crash leaves what was there intact.
+    func openAppending(_ name: String) throws(JournalError) -> Int32 {
+        let fd = open(path(name), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        if fd < 0 { throw .io(operation: "open", path: path(name), errno: errno) }
+        return fd
+    }
+
     func openTruncating(_ name: String) throws(JournalError) -> Int32 {
         let fd = open(path(name), O_WRONLY | O_CLOEXEC | O_CREAT | O_TRUNC, 0o644)
         if fd < 0 { throw .io(operation: "open", path: path(name), errno: errno) }

@@ -76,6 +76,7 @@ struct SessionRecovery {
         var recordEnds: [Int] = []
         var dropLastSegment = false
         var tornWarning: String?
+        var tornCopy = ""
         let snapshotVersion = snapshot?.version ?? Int.min
 
         for (index, seq) in segments.enumerated() {
@@ -180,7 +181,8 @@ struct SessionRecovery {
                     // bytes are kept beside the segment rather than lost.
                     let copy = FileNames.tornCopy(id, seq)
                     repairs.append(.keep(copy, Array(bytes[committed..<end])))
-                    tornWarning = "\(name): cut a torn write at byte \(committed) (\(reason)) whose end had reached the disk; its \(end - committed) bytes are kept in \(copy)"
+                    tornWarning = "\(name): cut a torn write at byte \(committed) (\(reason)) whose end had reached the disk; its \(end - committed) bytes"
+                    tornCopy = copy
                 }
                 if committed == 0 {
                     // The segment's meta record never became durable: it was being created.
@@ -201,7 +203,8 @@ struct SessionRecovery {
                 for name in [FileNames.snapshot(id), FileNames.snapshotPrevious(id), FileNames.snapshotCorrupt(id)] {
                     repairs.append(.unlink(name))
                 }
-                if let reason = apply(repairs) { return failed(reason) }
+                var notKept: String?
+                if let reason = apply(repairs, notKept: &notKept) { return failed(reason) }
                 return .discarded
             }
             return failed("no segment with a meta record next to the snapshot")
@@ -219,8 +222,9 @@ struct SessionRecovery {
         if snapshot == nil, damaged != nil, let first = records.first, first.version != 1 {
             return failed((damaged ?? "") + "; the first record is \(first.version)")
         }
-        if let reason = apply(repairs) { return failed(reason) }
-        var warning = tornWarning
+        var notKept: String?
+        if let reason = apply(repairs, notKept: &notKept) { return failed(reason) }
+        var warning = tornWarning.map { $0 + (notKept.map { " could not be kept in \(tornCopy) (\($0))" } ?? " are kept in \(tornCopy)") }
         if let damaged {
             // Kept aside for inspection: the next snapshot must not take it for the previous one.
             if files.snapshot {
@@ -264,22 +268,28 @@ struct SessionRecovery {
         case keep(String, [UInt8])
     }
 
-    /// Makes the repairs; the reason the session fails when one cannot be made.
-    private func apply(_ repairs: [Repair]) -> String? {
+    /// Makes the repairs; the reason the session fails when one cannot be made. A copy that could
+    /// not be kept is said in `notKept` instead.
+    private func apply(_ repairs: [Repair], notKept: inout String?) -> String? {
         for repair in repairs {
             switch repair {
             case .unlink(let name): disk.unlink(name)
             case .truncate(let name, let size):
                 do { try disk.truncateFile(name, to: size) } catch { return "\(error)" }
             case .keep(let name, let cut):
+                // Best effort: the cut is made either way (a full disk must not fail a session
+                // that only has a torn tail), and the warning says whether the bytes were kept.
+                // A recovery that kept them and crashed before its cut does not keep them twice.
+                let kept = try? disk.readAll(name)
+                if let kept, kept.count >= cut.count, kept.suffix(cut.count).elementsEqual(cut) { continue }
                 do {
-                    let kept = ((try? disk.readAll(name)) ?? []) + cut
-                    let fd = try disk.openTruncating(name)
+                    let fd = try disk.openAppending(name)
                     defer { disk.close(fd) }
-                    try disk.write(fd, kept, at: 0, name: name)
+                    try disk.write(fd, cut, at: 0, name: name)
                     try disk.dataSync(fd, name: name)
                 } catch {
-                    return "\(error)"
+                    notKept = "\(error)"
+                    if kept == nil { disk.unlink(name) }  // no empty copy left behind
                 }
             }
         }

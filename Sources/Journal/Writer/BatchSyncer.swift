@@ -16,8 +16,8 @@ final class BatchSyncer: Sendable {
         /// The newest group written, and the newest one a completed sync began after.
         var writtenGroup = 0
         var syncedGroup = 0
-        /// The newest group written before a sync that failed.
-        var failedGroup = 0
+        /// The groups written between the last good sync and a sync that failed.
+        var lostGroups = SyncFailures()
     }
 
     private let disk: Disk
@@ -53,7 +53,7 @@ final class BatchSyncer: Sendable {
 
     /// Every group up to this one was written before a sync that has completed.
     var syncedGroup: Int { state.withLock { $0.syncedGroup } }
-    var failedGroup: Int { state.withLock { $0.failedGroup } }
+    var lostGroups: SyncFailures { state.withLock { $0.lostGroups } }
 
     /// Syncs and failures so far.
     var counts: (syncs: Int, failures: Int) { state.withLock { ($0.syncs, $0.failures) } }
@@ -81,8 +81,9 @@ final class BatchSyncer: Sendable {
                 return (d, s.writtenGroup)
             }
             guard dirty else { continue }
-            // A failed background sync cannot reach completions that already ran; the data stays in the
-            // page cache and the next sync (or close) retries it.
+            // A failed background sync cannot reach completions that already ran. The next sync
+            // retries, but the kernel reports a lost writeback once: a later success proves nothing
+            // for the groups this one covered, and no group-end frame claims them (`lostGroups`).
             let ok = (try? disk.syncFilesystem(dirFD)) != nil
             state.withLock { s in
                 s.lastSyncNanos = DispatchTime.now().uptimeNanoseconds
@@ -91,11 +92,30 @@ final class BatchSyncer: Sendable {
                     s.syncedGroup = max(s.syncedGroup, group)
                 } else {
                     s.failures += 1
-                    s.failedGroup = max(s.failedGroup, group)
+                    s.lostGroups.add(after: s.syncedGroup, through: group)
                     s.dirty = true
                 }
             }
         }
         finished.signal()
     }
+}
+
+/// Groups whose writes a failed sync may have lost: written after the last sync known good and
+/// before one that failed. Several failures make one range (wider than needed, never narrower).
+struct SyncFailures: Sendable {
+    private var range: ClosedRange<Int>?
+
+    /// The groups after `good` through `failed`.
+    mutating func add(after good: Int, through failed: Int) {
+        guard failed > good else { return }
+        let new = (good + 1)...failed
+        range = range.map { min($0.lowerBound, new.lowerBound)...max($0.upperBound, new.upperBound) } ?? new
+    }
+
+    mutating func add(_ other: SyncFailures) {
+        if let r = other.range { add(after: r.lowerBound - 1, through: r.upperBound) }
+    }
+
+    func contains(_ group: Int) -> Bool { range?.contains(group) ?? false }
 }

@@ -342,6 +342,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                 // frames claim: after a crash of the process alone it may be only in the page
                 // cache, so it is synced first (with recovery's truncations). One `syncfs`.
                 let onDisk = (try? disk.syncFilesystem(dirFD)) != nil
+                // Not on disk: claims would cover what recovery read, so none is made in that segment.
                 if onDisk { counters.syncCalls += 1 }
                 for f in found where sessions[f.id] == nil {
                     let s = SessionState(id: f.id, meta: f.meta, segments: f.segments.map { .init(seq: $0.seq, maxVersion: $0.maxVersion) },
@@ -351,6 +352,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                     s.snapshotVersion = f.snapshotVersion
                     s.failure = f.failure
                     s.syncedSize = onDisk ? f.lastSegmentSize : 0
+                    s.claimsFrozen = !onDisk
                     sessions[f.id] = s
                 }
                 completions.append(.signal(done))
@@ -404,8 +406,12 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         }
 
         if !flushWaiters.isEmpty || closing != nil {
-            if closing != nil { seal() }
             syncAll()
+            // Only what that sync made durable is sealed; then the seals are synced.
+            if closing != nil, !writtenSinceFlush {
+                seal()
+                syncAll()
+            }
             flushWaiters.forEach { $0() }
         }
         runAfterGroup()
@@ -497,6 +503,16 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     private var syncedGroup: Int { max(batchSyncer?.syncedGroup ?? 0, flushedGroup) }
     /// The newest group written before a flush's successful sync.
     private var flushedGroup = 0
+    /// Groups written between the last sync known good and a sync that failed here (a flush, a
+    /// rotation): no claim may cover them.
+    private var failedGroups = SyncFailures()
+
+    /// The writes no claim may cover: the syncer's failures and the writer's own.
+    private var failedWindow: SyncFailures {
+        var window = failedGroups
+        if let b = batchSyncer?.lostGroups { window.add(b) }
+        return window
+    }
 
     /// `batch`, `never`: moves `syncedSize` up to the newest write a completed sync covers. Never
     /// past a write made before a background sync failed: the kernel reports a lost writeback
@@ -504,11 +520,11 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     private func advanceSynced(_ s: SessionState) {
         if s.claimsFrozen { return }
         let synced = syncedGroup
-        let failed = batchSyncer?.failedGroup ?? 0
+        let failed = failedWindow
         var covered = 0
         for write in s.unsynced {
             if write.group > synced { break }
-            if write.group <= failed {
+            if failed.contains(write.group) {
                 s.claimsFrozen = true
                 break
             }
@@ -523,6 +539,11 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     /// stop. Best effort: a session whose descriptor was closed as idle keeps its last write unclaimed.
     private func seal() {
         for s in sessions.values where s.fd >= 0 && !s.sealed && !s.deleted && s.failure == nil && s.size > 0 {
+            if policy != .always {
+                advanceSynced(s)
+                // A write the sync did not cover, or one no claim may cover, stays unclaimed.
+                if s.claimsFrozen || !s.unsynced.isEmpty { continue }
+            }
             var frame: [UInt8] = []
             Frame.append(kind: .groupEnd, version: s.size, payload: [], to: &frame)
             guard (try? disk.write(s.fd, frame, at: s.size, name: s.currentSegmentName)) != nil else { continue }
@@ -569,6 +590,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
             writtenSinceFlush = false
             dirDirty = false
             flushedGroup = counters.groups
+        } else {
+            failedGroups.add(after: syncedGroup, through: counters.groups)
         }
     }
 
@@ -731,7 +754,13 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         guard let current = s.segments.last, current.maxVersion != nil else { return }
         try ensureOpen(s)
         try trimPreallocation(s)
-        try disk.dataSync(s.fd, name: s.currentSegmentName)
+        do {
+            try disk.dataSync(s.fd, name: s.currentSegmentName)
+        } catch {
+            // The segment goes on; what it holds may not be on disk, so no claim passes it.
+            s.claimsFrozen = true
+            throw error
+        }
         let seq = current.seq + 1
         let name = FileNames.segment(s.id, seq)
         let fd = try disk.openForAppend(name, create: true)
