@@ -29,6 +29,15 @@ final class GroupEndTests: XCTestCase {
         return results.withLock { $0 }
     }
 
+    /// A journal on `dir` holding session "s" (an empty meta record) and its record 1, "record 1".
+    private func journalWithRecordOne(_ dir: String, fsync: FsyncPolicy) throws -> Journal {
+        let j = try Journal(directory: dir, fsync: fsync)
+        _ = j.recover()
+        try j.createSession(id: "s", meta: [])
+        XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
+        return j
+    }
+
     /// (offset of each write's group-end frame, what it claims), in file order.
     private func claims(_ segment: [UInt8]) -> [(at: Int, settled: Int)] {
         var found: [(at: Int, settled: Int)] = []
@@ -48,10 +57,7 @@ final class GroupEndTests: XCTestCase {
     func testDamageInTheLastWriteAfterACleanStopIsDamage() throws {
         for policy in [FsyncPolicy.always, .batch, .never] {
             let dir = makeTempDirectory(self)
-            let j = try Journal(directory: dir, fsync: policy)
-            _ = j.recover()
-            try j.createSession(id: "s", meta: [])
-            XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
+            let j = try journalWithRecordOne(dir, fsync: policy)
             for r in appendInOneGroup(j, "s", [(2, "record 2"), (3, "record 3"), (4, "record 4")]) { XCTAssertNoThrow(try r.get()) }
             j.close()
             let path = dir + "/" + FileNames.segment("s", 1)
@@ -71,10 +77,7 @@ final class GroupEndTests: XCTestCase {
     /// segment, with a warning, instead of being lost.
     func testACutWriteWhoseEndLandedIsKeptBesideTheSegment() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always)
-        _ = j.recover()
-        try j.createSession(id: "s", meta: [])
-        XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
+        let j = try journalWithRecordOne(dir, fsync: .always)
         for r in appendInOneGroup(j, "s", [(2, "record 2"), (3, "record 3")]) { XCTAssertNoThrow(try r.get()) }
         let copy = crashCopy(of: dir, self)
         j.close()
@@ -102,10 +105,7 @@ final class GroupEndTests: XCTestCase {
     /// warning says the bytes could not be kept.
     func testACutIsMadeEvenWhenItsBytesCannotBeKept() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always)
-        _ = j.recover()
-        try j.createSession(id: "s", meta: [])
-        XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
+        let j = try journalWithRecordOne(dir, fsync: .always)
         for r in appendInOneGroup(j, "s", [(2, "record 2"), (3, "record 3")]) { XCTAssertNoThrow(try r.get()) }
         let copy = crashCopy(of: dir, self)
         j.close()
@@ -146,10 +146,7 @@ final class GroupEndTests: XCTestCase {
     /// order are a torn tail.
     func testNeverClaimsOnlyWhatAFlushSynced() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .never)
-        _ = j.recover()
-        try j.createSession(id: "s", meta: [])
-        XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
+        let j = try journalWithRecordOne(dir, fsync: .never)
         j.flush()
         let start = created + record + groupEnd
         XCTAssertNoThrow(try appendSync(j, "s", [(2, String(repeating: "p", count: 5_000))]).get())
@@ -168,10 +165,7 @@ final class GroupEndTests: XCTestCase {
     /// past its own position is not believed, so a torn write stays torn.
     func testAGroupEndFrameInsideAPayloadDoesNotMakeATornWriteDamage() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always)
-        _ = j.recover()
-        try j.createSession(id: "s", meta: [])
-        XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
+        let j = try journalWithRecordOne(dir, fsync: .always)
         let start = created + record + groupEnd
         var forged: [UInt8] = []
         Frame.append(kind: .groupEnd, version: Int(Int64.max), payload: [], to: &forged)
@@ -200,33 +194,26 @@ final class GroupEndTests: XCTestCase {
         let j = try Journal(directory: dir, fsync: .batch)
         _ = j.recover()
         try j.createSession(id: "s", meta: [])
-        let entered = DispatchSemaphore(value: 0)
-        let proceed = DispatchSemaphore(value: 0)
-        j.disk.setSyncGate {
-            entered.signal()
-            proceed.wait()
-        }
+        let gate = SyncGate(j)
         // Sync 1 covers write 1.
         XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
-        entered.wait()
-        proceed.signal()
+        gate.arrival()
+        gate.pass()
         // Write 2, then sync 2 fails.
         XCTAssertNoThrow(try appendSync(j, "s", [(2, "record 2")]).get())
-        entered.wait()
-        j.injectFault(.syncFails(count: 1))
-        proceed.signal()
+        gate.arrival()
+        gate.pass(failing: true)
         // Write 3 wakes sync 3 (sync 2 has completed once it is at the gate), which succeeds and
         // covers writes 2 and 3.
         XCTAssertNoThrow(try appendSync(j, "s", [(3, "record 3")]).get())
-        entered.wait()
-        proceed.signal()
+        gate.arrival()
+        gate.pass()
         // Write 4 wakes sync 4; once it is at the gate, sync 3 has completed. Write 5 then claims.
         XCTAssertNoThrow(try appendSync(j, "s", [(4, "record 4")]).get())
-        entered.wait()
+        gate.arrival()
         XCTAssertNoThrow(try appendSync(j, "s", [(5, "record 5")]).get())
         let segment = readFile(dir + "/" + FileNames.segment("s", 1))
-        j.disk.setSyncGate(nil)
-        proceed.signal()
+        gate.open()
         j.close()
         let endOf1 = created + record + groupEnd
         let settled = claims(segment).map(\.settled)
@@ -263,10 +250,7 @@ final class GroupEndTests: XCTestCase {
     func testPowerCutDuringCloseSyncKeepsATornWriteTorn() throws {
         for policy in [FsyncPolicy.never, .batch] {
             let dir = makeTempDirectory(self)
-            let j = try Journal(directory: dir, fsync: policy)
-            _ = j.recover()
-            try j.createSession(id: "s", meta: [])
-            XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
+            let j = try journalWithRecordOne(dir, fsync: policy)
             j.flush()
             let start = created + record + groupEnd
             XCTAssertNoThrow(try appendSync(j, "s", [(2, String(repeating: "p", count: 5_000))]).get())
@@ -299,10 +283,7 @@ final class GroupEndTests: XCTestCase {
     /// not keep them twice.
     func testRepeatedRecoveryDoesNotKeepTheSameBytesTwice() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always)
-        _ = j.recover()
-        try j.createSession(id: "s", meta: [])
-        XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
+        let j = try journalWithRecordOne(dir, fsync: .always)
         XCTAssertNoThrow(try appendSync(j, "s", [(2, "record 2")]).get())
         let crash = crashCopy(of: dir, self)
         j.close()
@@ -329,24 +310,18 @@ final class GroupEndTests: XCTestCase {
         _ = j.recover()
         try j.createSession(id: "a", meta: [])
         try j.createSession(id: "b", meta: [])
-        let entered = DispatchSemaphore(value: 0)
-        let proceed = DispatchSemaphore(value: 0)
-        j.disk.setSyncGate {
-            entered.signal()
-            proceed.wait()
-        }
+        let gate = SyncGate(j)
         XCTAssertNoThrow(try appendSync(j, "a", [(1, "record 1")]).get())  // sync 1 covers it
-        entered.wait(); proceed.signal()
+        gate.arrival(); gate.pass()
         XCTAssertNoThrow(try appendSync(j, "b", [(1, "record 1")]).get())  // sync 2 fails
-        entered.wait(); j.injectFault(.syncFails(count: 1)); proceed.signal()
+        gate.arrival(); gate.pass(failing: true)
         XCTAssertNoThrow(try appendSync(j, "b", [(2, "record 2")]).get())  // sync 3 succeeds
-        entered.wait(); proceed.signal()
+        gate.arrival(); gate.pass()
         XCTAssertNoThrow(try appendSync(j, "b", [(3, "record 3")]).get())
-        entered.wait()  // sync 3 has completed
+        gate.arrival()  // sync 3 has completed
         XCTAssertNoThrow(try appendSync(j, "a", [(2, "record 2")]).get())
         let segment = readFile(dir + "/" + FileNames.segment("a", 1))
-        j.disk.setSyncGate(nil)
-        proceed.signal()
+        gate.open()
         j.close()
         XCTAssertEqual(claims(segment).last?.settled, created + record + groupEnd,
                        "a's write 1 was synced by sync 1, before sync 2 failed: \(claims(segment).map(\.settled))")
@@ -356,10 +331,7 @@ final class GroupEndTests: XCTestCase {
     /// proves nothing for the writes made before the failed one.
     func testAFailedFlushStopsClaimsLikeAFailedBackgroundSync() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .never)
-        _ = j.recover()
-        try j.createSession(id: "s", meta: [])
-        XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
+        let j = try journalWithRecordOne(dir, fsync: .never)
         j.flush()
         XCTAssertNoThrow(try appendSync(j, "s", [(2, "record 2")]).get())
         j.injectFault(.syncFails(count: 1))
@@ -379,22 +351,47 @@ final class GroupEndTests: XCTestCase {
         let j = try Journal(directory: dir, fsync: .batch)
         _ = j.recover()
         try j.createSession(id: "s", meta: [])
-        let entered = DispatchSemaphore(value: 0)
-        let proceed = DispatchSemaphore(value: 0)
-        j.disk.setSyncGate {
-            entered.signal()
-            proceed.wait()
-        }
+        let gate = SyncGate(j)
         XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
-        entered.wait(); proceed.signal()
+        gate.arrival(); gate.pass()
         XCTAssertNoThrow(try appendSync(j, "s", [(2, "record 2")]).get())
-        entered.wait(); j.injectFault(.syncFails(count: 1)); proceed.signal()
+        gate.arrival(); gate.pass(failing: true)
         XCTAssertNoThrow(try appendSync(j, "s", [(3, "record 3")]).get())
-        entered.wait()
-        j.disk.setSyncGate(nil)
-        proceed.signal()
+        gate.arrival()
+        gate.open()
         j.close()
         let segment = readFile(dir + "/" + FileNames.segment("s", 1))
         XCTAssertLessThanOrEqual(claims(segment).last?.settled ?? 0, created + record + groupEnd, "\(claims(segment).map(\.settled))")
+    }
+}
+
+/// The background syncs of a `batch` journal, held at the disk's sync gate one at a time.
+private struct SyncGate {
+    private let journal: Journal
+    private let entered = DispatchSemaphore(value: 0)
+    private let proceed = DispatchSemaphore(value: 0)
+
+    init(_ journal: Journal) {
+        self.journal = journal
+        let (entered, proceed) = (self.entered, self.proceed)
+        journal.disk.setSyncGate {
+            entered.signal()
+            proceed.wait()
+        }
+    }
+
+    /// Waits for the next sync to reach the gate: the one before it has completed.
+    func arrival() { entered.wait() }
+
+    /// Lets the sync at the gate run, failing it with EIO when `failing`.
+    func pass(failing: Bool = false) {
+        if failing { journal.injectFault(.syncFails(count: 1)) }
+        proceed.signal()
+    }
+
+    /// Lets every sync through from now on, the one at the gate included.
+    func open() {
+        journal.disk.setSyncGate(nil)
+        proceed.signal()
     }
 }
