@@ -38,6 +38,14 @@ final class GroupEndTests: XCTestCase {
         return j
     }
 
+    /// A `batch` journal on `dir` holding session "s", its background syncs held at a gate.
+    private func gatedBatchJournal(_ dir: String) throws -> (Journal, SyncGate) {
+        let j = try Journal(directory: dir, fsync: .batch)
+        _ = j.recover()
+        try j.createSession(id: "s", meta: [])
+        return (j, SyncGate(j))
+    }
+
     /// (offset of each write's group-end frame, what it claims), in file order.
     private func claims(_ segment: [UInt8]) -> [(at: Int, settled: Int)] {
         var found: [(at: Int, settled: Int)] = []
@@ -191,10 +199,7 @@ final class GroupEndTests: XCTestCase {
     /// written before a background sync that failed (the kernel reports a lost writeback once).
     func testBatchClaimsWhatACompletedSyncCoveredAndStopsAtAFailedOne() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .batch)
-        _ = j.recover()
-        try j.createSession(id: "s", meta: [])
-        let gate = SyncGate(j)
+        let (j, gate) = try gatedBatchJournal(dir)
         // Sync 1 covers write 1.
         XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
         gate.arrival()
@@ -344,14 +349,12 @@ final class GroupEndTests: XCTestCase {
         j.close()
         XCTAssertLessThanOrEqual(claims(segment).last?.settled ?? 0, created + record + groupEnd, "\(claims(segment).map(\.settled))")
     }
+
     /// Close's sync succeeds after a failed background sync (the kernel reports a lost writeback
     /// once): the seal does not claim the writes made before the failure.
     func testTheSealDoesNotPassAFailedBackgroundSync() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .batch)
-        _ = j.recover()
-        try j.createSession(id: "s", meta: [])
-        let gate = SyncGate(j)
+        let (j, gate) = try gatedBatchJournal(dir)
         XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
         gate.arrival(); gate.pass()
         XCTAssertNoThrow(try appendSync(j, "s", [(2, "record 2")]).get())

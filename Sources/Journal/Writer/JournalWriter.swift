@@ -341,9 +341,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                 // What recovery read is what the server serves, and what later writes' group-end
                 // frames claim: after a crash of the process alone it may be only in the page
                 // cache, so it is synced first (with recovery's truncations). One `syncfs`.
+                counters.syncCalls += 1
                 let onDisk = (try? disk.syncFilesystem(dirFD)) != nil
-                // Not on disk: claims would cover what recovery read, so none is made in that segment.
-                if onDisk { counters.syncCalls += 1 }
                 for f in found where sessions[f.id] == nil {
                     let s = SessionState(id: f.id, meta: f.meta, segments: f.segments.map { .init(seq: $0.seq, maxVersion: $0.maxVersion) },
                                          size: f.lastSegmentSize, lastVersion: f.lastVersion)
@@ -351,6 +350,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                     s.hasSnapshot = f.hasSnapshot
                     s.snapshotVersion = f.snapshotVersion
                     s.failure = f.failure
+                    // Not on disk: claims would cover what recovery read, so none is made in that segment.
                     s.syncedSize = onDisk ? f.lastSegmentSize : 0
                     s.claimsFrozen = !onDisk
                     sessions[f.id] = s
