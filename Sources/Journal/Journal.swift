@@ -41,7 +41,7 @@ public final class Journal: Sendable {
         try self.init(directory: directory, fsync: fsync, snapshotEvery: snapshotEvery, syncMode: .syncfs(threshold: 4))
     }
 
-    init(directory: String, fsync: FsyncPolicy, snapshotEvery: Int, syncMode: JournalWriter.SyncMode) throws(JournalError) {
+    init(directory: String, fsync: FsyncPolicy, snapshotEvery: Int, syncMode: JournalWriter.SyncMode, descriptorBudget: Int? = nil) throws(JournalError) {
         self.directory = directory
         self.policy = fsync
         self.snapshotEvery = max(1, snapshotEvery)
@@ -65,7 +65,8 @@ public final class Journal: Sendable {
         }
         self.disk = disk
         self.lockFD = lockFD
-        self.writer = JournalWriter(disk: disk, dirFD: dirFD, policy: fsync, syncMode: syncMode, batchInterval: Journal.batchInterval)
+        self.writer = JournalWriter(disk: disk, dirFD: dirFD, policy: fsync, syncMode: syncMode, batchInterval: Journal.batchInterval,
+                                   descriptorBudget: descriptorBudget)
         writer.start()
     }
 

@@ -80,6 +80,29 @@ final class GroupEndTests: XCTestCase {
         }
     }
 
+    /// The seal also reaches sessions whose descriptors were closed to stay under the budget: their
+    /// last write is claimed like any other, with no more descriptors open than the budget allows.
+    func testTheSealClaimsTheLastWriteOfSessionsClosedAsIdle() throws {
+        for policy in [FsyncPolicy.always, .never] {
+            let dir = makeTempDirectory(self)
+            let j = try Journal(directory: dir, fsync: policy, snapshotEvery: 1_000, syncMode: .syncfs(threshold: 4), descriptorBudget: 2)
+            _ = j.recover()
+            let ids = ["a", "b", "c", "d", "e"]
+            for id in ids {
+                try j.createSession(id: id, meta: [])
+                XCTAssertNoThrow(try appendSync(j, id, [(1, "record 1")]).get())
+            }
+            XCTAssertLessThanOrEqual(j.statistics().openFiles, 2, "\(policy): some sessions were closed as idle")
+            j.close()
+            let endOfRecordOne = created + record + groupEnd
+            for id in ids {
+                let last = claims(readFile(dir + "/" + FileNames.segment(id, 1))).last
+                XCTAssertEqual(last?.at, endOfRecordOne, "\(policy) \(id): a frame after record 1's write")
+                XCTAssertEqual(last?.settled, endOfRecordOne, "\(policy) \(id): claiming that write")
+            }
+        }
+    }
+
     /// After a crash the last write is claimed by nothing: a bad frame with its end intact is
     /// torn or damaged, which look alike. It is cut as torn, and the bytes cut are kept beside the
     /// segment, with a warning, instead of being lost.

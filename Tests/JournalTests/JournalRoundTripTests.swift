@@ -128,4 +128,24 @@ final class JournalRoundTripTests: XCTestCase {
         XCTAssertEqual(j2.recover().session("s")?.recordStrings, ["a"])
         j2.close()
     }
+
+    /// Segment descriptors stay within the budget whether sessions are created or reopened, and a
+    /// session whose descriptor was closed as idle takes its next append as before.
+    func testDescriptorsStayWithinTheBudget() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .always, snapshotEvery: 1_000, syncMode: .syncfs(threshold: 4), descriptorBudget: 4)
+        _ = j.recover()
+        let ids = (0..<20).map { "s\($0)" }
+        for id in ids {
+            try j.createSession(id: id, meta: [])
+            XCTAssertLessThanOrEqual(j.statistics().openFiles, 4, "after creating \(id)")
+        }
+        for version in 1...2 {
+            for id in ids { XCTAssertNoThrow(try appendSync(j, id, [(version, "\(id) \(version)")]).get()) }
+            XCTAssertLessThanOrEqual(j.statistics().openFiles, 4)
+        }
+        j.close()
+        let found = try recoverAndClose(dir)
+        for id in ids { XCTAssertEqual(found.session(id)?.versions, [1, 2], id) }
+    }
 }

@@ -71,7 +71,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     private let fdBudget: Int
     private var counters = JournalStatistics()
 
-    init(disk: Disk, dirFD: Int32, policy: FsyncPolicy, syncMode: SyncMode, batchInterval: Duration) {
+    /// `descriptorBudget`: segment descriptors kept open at most (tests); by default a quarter of `RLIMIT_NOFILE`.
+    init(disk: Disk, dirFD: Int32, policy: FsyncPolicy, syncMode: SyncMode, batchInterval: Duration, descriptorBudget: Int? = nil) {
         self.disk = disk
         self.dirFD = dirFD
         self.policy = policy
@@ -81,7 +82,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         var limit = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         // The server needs most descriptors for connections; a closed segment reopens on its next append.
-        self.fdBudget = max(32, min(2048, Int(clamping: limit.rlim_cur) / 4))
+        self.fdBudget = descriptorBudget ?? max(32, min(2048, Int(clamping: limit.rlim_cur) / 4))
         self.batchSyncer = policy == .batch ? BatchSyncer(disk: disk, dirFD: dirFD, intervalNanos: batchIntervalNanos) : nil
     }
 
@@ -295,7 +296,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                     completions.append(.done(done, .failure(error)))
                     continue
                 }
-                openFDs += 1
+                opened()
                 Frame.append(kind: .meta, version: 0, payload: meta, to: &s.pending)
                 s.createdInGroup = true
                 sessions[id] = s
@@ -534,15 +535,28 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         if covered > 0 { s.unsynced.removeFirst(covered) }
     }
 
-    /// At close: a group-end frame after each open segment's last write claims that write too (the
+    /// At close: a group-end frame after each segment's last write claims that write too (the
     /// sync that follows makes it true), so damage to it is told from a torn write after a clean
-    /// stop. Best effort: a session whose descriptor was closed as idle keeps its last write unclaimed.
+    /// stop. Best effort: a frame that cannot be written leaves that write unclaimed.
     private func seal() {
-        for s in sessions.values where s.fd >= 0 && !s.sealed && !s.deleted && s.failure == nil && s.size > 0 {
+        for s in sessions.values where !s.sealed && !s.deleted && s.failure == nil && s.size > 0 {
             if policy != .always {
                 advanceSynced(s)
                 // A write the sync did not cover, or one no claim may cover, stays unclaimed.
                 if s.claimsFrozen || !s.unsynced.isEmpty { continue }
+            }
+            // A descriptor closed as idle is reopened for the frame alone, so sealing thousands of
+            // sessions never holds more descriptors than the budget; the sync after it is a `syncfs`.
+            let reopened = s.fd < 0
+            if reopened {
+                guard let fd = try? disk.openForAppend(s.currentSegmentName, create: false) else { continue }
+                s.fd = fd
+            }
+            defer {
+                if reopened {
+                    disk.close(s.fd)
+                    s.fd = -1
+                }
             }
             var frame: [UInt8] = []
             Frame.append(kind: .groupEnd, version: s.size, payload: [], to: &frame)
@@ -649,6 +663,12 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     private func ensureOpen(_ s: SessionState) throws(JournalError) {
         if s.fd >= 0 { return }
         s.fd = try disk.openForAppend(s.currentSegmentName, create: false)
+        opened()
+    }
+
+    /// Counts a descriptor just opened, and closes idle ones past the budget: creations count too,
+    /// or a server that creates many sessions would hold one descriptor each until `EMFILE`.
+    private func opened() {
         openFDs += 1
         if openFDs > fdBudget { closeIdle() }
     }
