@@ -165,6 +165,7 @@ final class EventRoutesTests: XCTestCase {
         }
         let refused = try XCTUnwrap(submit(.client))
         XCTAssertEqual(refused.status, 503)
+        XCTAssertEqual(refused.headers["Connection"], "close")
         XCTAssertTrue(String(decoding: refused.body, as: UTF8.self).contains("not-ready"))
         XCTAssertEqual(session.lock.withLock { session.store.version }, 0)
         XCTAssertEqual(submit(.effect)?.status, 200)

@@ -13,6 +13,22 @@ final class OperationsRoutesTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/readyz").status, 200)
     }
 
+    /// While the server drains, a session request is refused with 503, `Retry-After` and
+    /// `Connection: close`, and the connection ends there: a retry goes to a new connection.
+    func testADrainingRefusalClosesTheConnection() throws {
+        let fixture = try ServerFixture()
+        let (id, token) = try fixture.createSession()
+        let client = try fixture.client()
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)", headers: bearer(token)).status, 200)
+        fixture.server.readiness.set(.draining)
+        let refused = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"counter/incrTapped"}"#)
+        XCTAssertEqual(refused.status, 503)
+        XCTAssertEqual(refused.header("Retry-After"), "1")
+        XCTAssertEqual(refused.header("Connection"), "close")
+        XCTAssertTrue(client.waitForClose(), "the server closed the connection after its answer")
+        XCTAssertEqual(try fixture.client().request("GET", "/readyz").header("Connection"), "close")
+    }
+
     func testKindsListsEveryKindWithActionTypesAndInitialState() throws {
         let fixture = try ServerFixture()
         let response = try fixture.client().request("GET", "/kinds")

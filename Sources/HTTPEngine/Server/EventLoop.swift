@@ -676,8 +676,6 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
 
     private func beginShutdown() {
         guard shutdownDeadline == nil else { return }
-        let grace = core.timeouts
-        _ = grace
         let c = core.configuration.shutdownGrace.components
         shutdownDeadline = now + c.seconds * 1_000 + c.attoseconds / 1_000_000_000_000_000
         // Before the connections are looked at: an answer sent off the loop after this is followed

@@ -364,7 +364,12 @@ final class Readiness: Sendable {
     var problem: Problem? {
         switch Phase(rawValue: phase.load(ordering: .acquiring)) {
         case .ready: return nil
-        case .draining: return Problem(503, "not-ready", "draining")
+        case .draining:
+            // The connection ends with this answer (RFC 9112 §9.6): a client that kept it would
+            // send its retry to a server that is going away, and learn so only from a reset.
+            var problem = Problem(503, "not-ready", "draining")
+            problem.headers.append(("Connection", "close"))
+            return problem
         default: return Problem(503, "not-ready", "recovering")
         }
     }
