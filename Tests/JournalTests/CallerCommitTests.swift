@@ -11,10 +11,7 @@ import XCTest
 final class CallerCommitTests: XCTestCase {
     func testCommitRunsTheGroupAndItsCompletionsOnTheCallingThread() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .never)
-        _ = j.recover()
-        try j.createSession(id: "a", meta: [])
-        try j.createSession(id: "b", meta: [])
+        let j = try openJournal(dir, fsync: .never, sessions: ["a", "b"])
         let before = j.statistics()
         let caller = pthread_self()
         let completions = Mutex<[(String, Int, Bool)]>([])
@@ -38,11 +35,9 @@ final class CallerCommitTests: XCTestCase {
         XCTAssertEqual(after.syncCalls - before.syncCalls, 0, "never: no sync")
         j.close()
 
-        let reopened = try Journal(directory: dir, fsync: .never)
-        let found = reopened.recover()
+        let found = try recoverAndClose(dir, fsync: .never)
         XCTAssertEqual(found.session("a")?.versions, Array(1...5))
         XCTAssertEqual(found.session("b")?.versions, Array(1...5))
-        reopened.close()
     }
 
     /// `afterGroupCompletes` from a completion waits for the rest of the group's completions (a
@@ -50,11 +45,8 @@ final class CallerCommitTests: XCTestCase {
     /// outside a completion the body runs at once.
     func testWorkDeferredFromACompletionRunsOnceTheGroupsCompletionsHaveRun() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .never)
+        let j = try openJournal(dir, fsync: .never, sessions: ["a", "b"])
         defer { j.close() }
-        _ = j.recover()
-        try j.createSession(id: "a", meta: [])
-        try j.createSession(id: "b", meta: [])
         let events = Mutex<[String]>([])
         @Sendable func note(_ event: String) { events.withLock { $0.append(event) } }
         for v in 1...3 {
@@ -80,9 +72,7 @@ final class CallerCommitTests: XCTestCase {
     /// the writer thread, in order.
     func testAlwaysCommitDoesNotWaitForTheSync() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always)
-        _ = j.recover()
-        try j.createSession(id: "a", meta: [])
+        let j = try openJournal(dir, fsync: .always, sessions: ["a"])
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let holding = Atomic<Bool>(true)
@@ -115,19 +105,15 @@ final class CallerCommitTests: XCTestCase {
         XCTAssertFalse(done.contains(where: \.1), "completions run on the writer thread")
         j.disk.setSyncGate(nil)
         j.close()
-        let reopened = try Journal(directory: dir, fsync: .always)
-        XCTAssertEqual(reopened.recover().session("a")?.versions, [1, 2, 3])
-        reopened.close()
+        XCTAssertEqual(try recoverAndClose(dir).session("a")?.versions, [1, 2, 3])
     }
 
     /// An append left for a commit still goes with a group the writer thread was woken for, and a
     /// later commit with nothing queued returns at once.
     func testDeferredAppendRidesAlongWithAWokenGroup() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always)
+        let j = try openJournal(dir, fsync: .always, sessions: ["a"])
         defer { j.close() }
-        _ = j.recover()
-        try j.createSession(id: "a", meta: [])
         let done = DispatchSemaphore(value: 0)
         j.append(session: "a", records: [(version: 1, bytes: bytes("one"))], commitLater: true) { _ in done.signal() }
         // `statistics` wakes the writer thread; its group takes the queued append too.
@@ -141,9 +127,7 @@ final class CallerCommitTests: XCTestCase {
     /// order per session, and nothing is lost.
     func testConcurrentCommittersKeepOrderPerSession() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always)
-        _ = j.recover()
-        try j.createSession(id: "shared", meta: [])
+        let j = try openJournal(dir, fsync: .always, sessions: ["shared"])
         let order = Mutex<[Int]>([])
         let next = Mutex(0)
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
@@ -162,9 +146,7 @@ final class CallerCommitTests: XCTestCase {
         j.flush()  // under `always` the last groups may still be syncing on the writer thread
         XCTAssertEqual(order.withLock { $0 }, Array(1...200))
         j.close()
-        let reopened = try Journal(directory: dir, fsync: .always)
-        XCTAssertEqual(reopened.recover().session("shared")?.versions, Array(1...200))
-        reopened.close()
+        XCTAssertEqual(try recoverAndClose(dir).session("shared")?.versions, Array(1...200))
     }
 }
 

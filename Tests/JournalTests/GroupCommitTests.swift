@@ -42,11 +42,9 @@ final class GroupCommitTests: XCTestCase {
                 print("\(mode): \(sessions * perSession) appends in \(groups) groups, \(syncs) sync calls")
                 j.close()
             }
-            let j = try Journal(directory: dir, fsync: .always)
-            let r = j.recover()
+            let r = try recoverAndClose(dir)
             XCTAssertEqual(r.sessions.count, sessions)
             XCTAssertTrue(r.sessions.allSatisfy { $0.versions == Array(1...perSession) })
-            j.close()
         }
     }
 
@@ -54,11 +52,9 @@ final class GroupCommitTests: XCTestCase {
     /// completion means the record was synced, so a group holds many sessions' appends.
     func testWaitingWritersUnderAlways() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always)
-        defer { j.close() }
-        _ = j.recover()
         let writers = 16
-        for w in 0..<writers { try j.createSession(id: "w\(w)", meta: []) }
+        let j = try openJournal(dir, fsync: .always, sessions: (0..<writers).map { "w\($0)" })
+        defer { j.close() }
         let before = j.statistics()
         let threads = DispatchGroup()
         for w in 0..<writers {
@@ -77,10 +73,8 @@ final class GroupCommitTests: XCTestCase {
     /// `batch`: completions do not wait for a sync, and the background sync follows within its interval.
     func testBatchPolicySyncsInTheBackground() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .batch)
+        let j = try openJournal(dir, fsync: .batch, sessions: ["s"])
         defer { j.close() }
-        _ = j.recover()
-        try j.createSession(id: "s", meta: [])
         let before = j.statistics().syncCalls
         for v in 1...50 { XCTAssertNoThrow(try appendSync(j, "s", [(v, "x")]).get()) }
         // The sync runs on its own thread on a timer: poll its counter with a deadline.
@@ -96,9 +90,7 @@ final class GroupCommitTests: XCTestCase {
     /// appends still in flight, so a session settles its versions in order.
     func testAClosedJournalsRefusalComesAfterTheCompletionsStillToRun() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always)
-        _ = j.recover()
-        try j.createSession(id: "s", meta: [])
+        let j = try openJournal(dir, fsync: .always, sessions: ["s"])
         let order = Mutex<[String]>([])
         let closing = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), refused = DispatchSemaphore(value: 0)
         j.append(session: "s", records: [(version: 1, bytes: bytes("a"))]) { _ in
@@ -121,9 +113,7 @@ final class GroupCommitTests: XCTestCase {
 
     func testSynchronousCallsFromACompletionDoNotDeadlock() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always)
-        _ = j.recover()
-        try j.createSession(id: "s", meta: [])
+        let j = try openJournal(dir, fsync: .always, sessions: ["s"])
         let got = Mutex<JournalError?>(nil)
         let done = DispatchSemaphore(value: 0)
         j.append(session: "s", records: [(version: 1, bytes: bytes("x"))]) { _ in

@@ -29,21 +29,20 @@ final class GroupEndTests: XCTestCase {
         return results.withLock { $0 }
     }
 
-    /// A journal on `dir` holding session "s" (an empty meta record) and its record 1, "record 1".
-    private func journalWithRecordOne(_ dir: String, fsync: FsyncPolicy) throws -> Journal {
-        let j = try Journal(directory: dir, fsync: fsync)
-        _ = j.recover()
-        try j.createSession(id: "s", meta: [])
-        XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
-        return j
-    }
-
     /// A `batch` journal on `dir` holding session "s", its background syncs held at a gate.
     private func gatedBatchJournal(_ dir: String) throws -> (Journal, SyncGate) {
-        let j = try Journal(directory: dir, fsync: .batch)
-        _ = j.recover()
-        try j.createSession(id: "s", meta: [])
+        let j = try openJournal(dir, fsync: .batch, sessions: ["s"])
         return (j, SyncGate(j))
+    }
+
+    /// Flips a bit of the first payload byte of the record frame at `offset` in the file at `path`;
+    /// returns the file's bytes as damaged.
+    @discardableResult
+    private func damagePayload(ofRecordAt offset: Int, in path: String) -> [UInt8] {
+        var segment = readFile(path)
+        segment[offset + Frame.headerSize + 9] ^= 0x01
+        writeFile(path, segment)
+        return segment
     }
 
     /// (offset of each write's group-end frame, what it claims), in file order.
@@ -65,16 +64,12 @@ final class GroupEndTests: XCTestCase {
     func testDamageInTheLastWriteAfterACleanStopIsDamage() throws {
         for policy in [FsyncPolicy.always, .batch, .never] {
             let dir = makeTempDirectory(self)
-            let j = try journalWithRecordOne(dir, fsync: policy)
+            let j = try journalWithRecords(dir, fsync: policy, upTo: 1)
             for r in appendInOneGroup(j, "s", [(2, "record 2"), (3, "record 3"), (4, "record 4")]) { XCTAssertNoThrow(try r.get()) }
             j.close()
             let path = dir + "/" + FileNames.segment("s", 1)
-            var segment = readFile(path)
-            segment[created + record + groupEnd + Frame.headerSize + 9] ^= 0x01  // record 2's payload
-            writeFile(path, segment)
-            let reopened = try Journal(directory: dir, fsync: .always)
-            let found = reopened.recover()
-            reopened.close()
+            let segment = damagePayload(ofRecordAt: created + record + groupEnd, in: path)  // record 2's payload
+            let found = try recoverAndClose(dir)
             XCTAssertEqual(found.failures.map(\.id), ["s"], "\(policy): recovered \(found.session("s")?.versions ?? [])")
             XCTAssertEqual(readFile(path), segment, "\(policy): files left for inspection")
         }
@@ -108,15 +103,12 @@ final class GroupEndTests: XCTestCase {
     /// segment, with a warning, instead of being lost.
     func testACutWriteWhoseEndLandedIsKeptBesideTheSegment() throws {
         let dir = makeTempDirectory(self)
-        let j = try journalWithRecordOne(dir, fsync: .always)
+        let j = try journalWithRecords(dir, fsync: .always, upTo: 1)
         for r in appendInOneGroup(j, "s", [(2, "record 2"), (3, "record 3")]) { XCTAssertNoThrow(try r.get()) }
         let copy = crashCopy(of: dir, self)
         j.close()
-        let name = FileNames.segment("s", 1)
-        var segment = readFile(copy + "/" + name)
         let start = created + record + groupEnd
-        segment[start + Frame.headerSize + 9] ^= 0x01
-        writeFile(copy + "/" + name, segment)
+        let segment = damagePayload(ofRecordAt: start, in: copy + "/" + FileNames.segment("s", 1))
         let cut = Array(segment[start..<(start + 2 * record + groupEnd)])
 
         let found = try recoverAndClose(copy)
@@ -125,8 +117,7 @@ final class GroupEndTests: XCTestCase {
         XCTAssertEqual(readFile(copy + "/" + FileNames.tornCopy("s", 1)), cut)
         XCTAssertTrue(found.warnings.contains { $0.id == "s" && $0.message.contains(FileNames.tornCopy("s", 1)) }, "\(found.warnings)")
         // A session delete takes the copy too.
-        let again = try Journal(directory: copy, fsync: .always)
-        _ = again.recover()
+        let again = try openJournal(copy, fsync: .always)
         again.deleteSession(id: "s")
         again.close()
         XCTAssertEqual(files(in: copy), [])
@@ -136,14 +127,11 @@ final class GroupEndTests: XCTestCase {
     /// warning says the bytes could not be kept.
     func testACutIsMadeEvenWhenItsBytesCannotBeKept() throws {
         let dir = makeTempDirectory(self)
-        let j = try journalWithRecordOne(dir, fsync: .always)
+        let j = try journalWithRecords(dir, fsync: .always, upTo: 1)
         for r in appendInOneGroup(j, "s", [(2, "record 2"), (3, "record 3")]) { XCTAssertNoThrow(try r.get()) }
         let copy = crashCopy(of: dir, self)
         j.close()
-        let name = copy + "/" + FileNames.segment("s", 1)
-        var segment = readFile(name)
-        segment[created + record + groupEnd + Frame.headerSize + 9] ^= 0x01
-        writeFile(name, segment)
+        damagePayload(ofRecordAt: created + record + groupEnd, in: copy + "/" + FileNames.segment("s", 1))
 
         let reopened = try Journal(directory: copy, fsync: .always)
         reopened.injectFault(.diskFull())
@@ -160,9 +148,7 @@ final class GroupEndTests: XCTestCase {
     /// is discarded like any torn creation; the bad meta record leaves the format unknown.
     func testATornCreationWhoseFirstPageIsLostIsDiscarded() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always)
-        _ = j.recover()
-        try j.createSession(id: "s", meta: [UInt8](repeating: 0x6D, count: 5_000))
+        let j = try openJournal(dir, fsync: .always, sessions: ["s"], meta: [UInt8](repeating: 0x6D, count: 5_000))
         let copy = crashCopy(of: dir, self)
         j.close()
         let path = copy + "/" + FileNames.segment("s", 1)
@@ -177,7 +163,7 @@ final class GroupEndTests: XCTestCase {
     /// order are a torn tail.
     func testNeverClaimsOnlyWhatAFlushSynced() throws {
         let dir = makeTempDirectory(self)
-        let j = try journalWithRecordOne(dir, fsync: .never)
+        let j = try journalWithRecords(dir, fsync: .never, upTo: 1)
         j.flush()
         let start = created + record + groupEnd
         XCTAssertNoThrow(try appendSync(j, "s", [(2, String(repeating: "p", count: 5_000))]).get())
@@ -196,19 +182,12 @@ final class GroupEndTests: XCTestCase {
     /// past its own position is not believed, so a torn write stays torn.
     func testAGroupEndFrameInsideAPayloadDoesNotMakeATornWriteDamage() throws {
         let dir = makeTempDirectory(self)
-        let j = try journalWithRecordOne(dir, fsync: .always)
+        let j = try journalWithRecords(dir, fsync: .always, upTo: 1)
         let start = created + record + groupEnd
         var forged: [UInt8] = []
         Frame.append(kind: .groupEnd, version: Int(Int64.max), payload: [], to: &forged)
         let payload = [UInt8](repeating: 0x70, count: 5_000) + forged + bytes("tail")
-        let outcome = Mutex<Result<Void, JournalError>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        j.append(session: "s", records: [(version: 2, bytes: payload)]) { result in
-            outcome.withLock { $0 = result }
-            done.signal()
-        }
-        done.wait()
-        XCTAssertNoThrow(try outcome.withLock { $0 }?.get())
+        XCTAssertNoThrow(try appendSync(j, "s", bytes: [(2, payload)]).get())
         let copy = crashCopy(of: dir, self)
         j.close()
         let path = copy + "/" + FileNames.segment("s", 1)
@@ -278,7 +257,7 @@ final class GroupEndTests: XCTestCase {
     func testPowerCutDuringCloseSyncKeepsATornWriteTorn() throws {
         for policy in [FsyncPolicy.never, .batch] {
             let dir = makeTempDirectory(self)
-            let j = try journalWithRecordOne(dir, fsync: policy)
+            let j = try journalWithRecords(dir, fsync: policy, upTo: 1)
             j.flush()
             let start = created + record + groupEnd
             XCTAssertNoThrow(try appendSync(j, "s", [(2, String(repeating: "p", count: 5_000))]).get())
@@ -295,13 +274,8 @@ final class GroupEndTests: XCTestCase {
             }
             j.close()
             XCTAssertTrue(copied.withLock { $0 })
-            let path = crash + "/" + FileNames.segment("s", 1)
-            var segment = readFile(path)
-            for i in start..<(start + 4_096) { segment[i] = 0 }  // write 2's first page never landed
-            writeFile(path, segment)
-            let reopened = try Journal(directory: crash, fsync: .always)
-            let found = reopened.recover()
-            reopened.close()
+            losePages(crash + "/" + FileNames.segment("s", 1), start..<(start + 4_096))  // write 2's first page never landed
+            let found = try recoverAndClose(crash)
             XCTAssertTrue(found.failures.isEmpty, "\(policy): \(found.failures)")
             XCTAssertEqual(found.session("s")?.versions, [1], "\(policy)")
         }
@@ -311,21 +285,17 @@ final class GroupEndTests: XCTestCase {
     /// not keep them twice.
     func testRepeatedRecoveryDoesNotKeepTheSameBytesTwice() throws {
         let dir = makeTempDirectory(self)
-        let j = try journalWithRecordOne(dir, fsync: .always)
+        let j = try journalWithRecords(dir, fsync: .always, upTo: 1)
         XCTAssertNoThrow(try appendSync(j, "s", [(2, "record 2")]).get())
         let crash = crashCopy(of: dir, self)
         j.close()
-        let name = FileNames.segment("s", 1)
-        var segment = readFile(crash + "/" + name)
+        let path = crash + "/" + FileNames.segment("s", 1)
         let start = created + record + groupEnd
-        segment[start + Frame.headerSize + 9] ^= 0x01
-        writeFile(crash + "/" + name, segment)
+        let segment = damagePayload(ofRecordAt: start, in: path)
         let cut = Array(segment[start..<(start + record + groupEnd)])
         for _ in 0..<2 {
-            writeFile(crash + "/" + name, segment)  // the truncation was lost
-            let r = try Journal(directory: crash, fsync: .always)
-            _ = r.recover()
-            r.close()
+            writeFile(path, segment)  // the truncation was lost
+            _ = try recoverAndClose(crash)
         }
         XCTAssertEqual(readFile(crash + "/" + FileNames.tornCopy("s", 1)), cut)
     }
@@ -334,10 +304,7 @@ final class GroupEndTests: XCTestCase {
     /// stops only the claims of writes made after the last good sync.
     func testASyncThatSucceededBeforeTheFailureStillCounts() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .batch)
-        _ = j.recover()
-        try j.createSession(id: "a", meta: [])
-        try j.createSession(id: "b", meta: [])
+        let j = try openJournal(dir, fsync: .batch, sessions: ["a", "b"])
         let gate = SyncGate(j)
         XCTAssertNoThrow(try appendSync(j, "a", [(1, "record 1")]).get())  // sync 1 covers it
         gate.arrival(); gate.pass()
@@ -359,7 +326,7 @@ final class GroupEndTests: XCTestCase {
     /// proves nothing for the writes made before the failed one.
     func testAFailedFlushStopsClaimsLikeAFailedBackgroundSync() throws {
         let dir = makeTempDirectory(self)
-        let j = try journalWithRecordOne(dir, fsync: .never)
+        let j = try journalWithRecords(dir, fsync: .never, upTo: 1)
         j.flush()
         XCTAssertNoThrow(try appendSync(j, "s", [(2, "record 2")]).get())
         j.injectFault(.syncFails(count: 1))

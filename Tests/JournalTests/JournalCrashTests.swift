@@ -56,9 +56,7 @@ final class JournalCrashTests: XCTestCase {
                 guard parts.count == 3, let s = Int(parts[1]), let v = Int(parts[2]), s < Self.sessions else { continue }
                 acked[s] = max(acked[s], v)
             }
-            let j = try Journal(directory: dir, fsync: .always)
-            let r = j.recover()
-            j.close()
+            let r = try recoverAndClose(dir)
             tornTails += r.stats.tornTails
             XCTAssertTrue(r.failures.isEmpty, "round \(round): \(r.failures)")
             XCTAssertTrue(text.contains("READY"), "round \(round): child never started")

@@ -8,9 +8,7 @@ final class JournalFaultTests: XCTestCase {
     func testDiskFullRefusesTheAppendAndLeavesNoTrace() throws {
         let dir = makeTempDirectory(self)
         do {
-            let j = try Journal(directory: dir, fsync: .always)
-            _ = j.recover()
-            try j.createSession(id: "s", meta: [])
+            let j = try openJournal(dir, fsync: .always, sessions: ["s"])
             XCTAssertNoThrow(try appendSync(j, "s", [(1, "one")]).get())
             j.injectFault(.diskFull())
             for _ in 0..<3 {
@@ -23,18 +21,13 @@ final class JournalFaultTests: XCTestCase {
             XCTAssertEqual(j.statistics().failedWrites, 4, "three appends and one creation")
             j.close()
         }
-        let j = try Journal(directory: dir, fsync: .always)
-        defer { j.close() }
-        XCTAssertEqual(j.recover().session("s")?.recordStrings, ["one", "two"])
+        XCTAssertEqual(try recoverAndClose(dir).session("s")?.recordStrings, ["one", "two"])
     }
 
     func testAFaultAimedAtOneFileFailsOnlyThatFile() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always)
+        let j = try openJournal(dir, fsync: .always, sessions: ["a", "b"])
         defer { j.close() }
-        _ = j.recover()
-        try j.createSession(id: "a", meta: [])
-        try j.createSession(id: "b", meta: [])
         // The writer names a segment only when a fault asks which file it is.
         j.injectFault(JournalFault(operation: .write, errno: EIO, file: "b.00000001.log"))
         XCTAssertNoThrow(try appendSync(j, "a", [(1, "one")]).get(), "a fault aimed at another file")
@@ -52,9 +45,7 @@ final class JournalFaultTests: XCTestCase {
     func testARefusedFirstAppendLeavesVersionOneToComeFirst() throws {
         let dir = makeTempDirectory(self)
         do {
-            let j = try Journal(directory: dir, fsync: .always)
-            _ = j.recover()
-            try j.createSession(id: "s", meta: [])
+            let j = try openJournal(dir, fsync: .always, sessions: ["s"])
             j.injectFault(.syncFails(count: 1))
             guard case .failure(.io(_, _, EIO)) = appendSync(j, "s", [(1, "refused")]) else { return XCTFail("append must fail") }
             guard case .failure(.versionOutOfOrder(_, expected: 1, got: 2)) = appendSync(j, "s", [(2, "after the gap")]) else {
@@ -64,35 +55,26 @@ final class JournalFaultTests: XCTestCase {
             XCTAssertNoThrow(try appendSync(j, "s", [(2, "two")]).get())
             j.close()
         }
-        let j = try Journal(directory: dir, fsync: .always)
-        defer { j.close() }
-        XCTAssertEqual(j.recover().session("s")?.recordStrings, ["one", "two"])
+        XCTAssertEqual(try recoverAndClose(dir).session("s")?.recordStrings, ["one", "two"])
     }
 
     func testFailedSyncIsUndoneSoTheRefusedRecordNeverReappears() throws {
         let dir = makeTempDirectory(self)
         do {
-            let j = try Journal(directory: dir, fsync: .always)
-            _ = j.recover()
-            try j.createSession(id: "s", meta: [])
+            let j = try openJournal(dir, fsync: .always, sessions: ["s"])
             XCTAssertNoThrow(try appendSync(j, "s", [(1, "one")]).get())
             j.injectFault(.syncFails(count: 1))
             guard case .failure(.io(_, _, EIO)) = appendSync(j, "s", [(2, "refused")]) else { return XCTFail("append must fail") }
             XCTAssertNoThrow(try appendSync(j, "s", [(2, "two")]).get())
             j.close()
         }
-        let j = try Journal(directory: dir, fsync: .always)
-        defer { j.close() }
-        XCTAssertEqual(j.recover().session("s")?.recordStrings, ["one", "two"])
+        XCTAssertEqual(try recoverAndClose(dir).session("s")?.recordStrings, ["one", "two"])
     }
 
     func testOtherSessionsInTheSameGroupAreUnaffectedByOneFailure() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .never)
+        let j = try openJournal(dir, fsync: .never, sessions: ["a", "b"])
         defer { j.close() }
-        _ = j.recover()
-        try j.createSession(id: "a", meta: [])
-        try j.createSession(id: "b", meta: [])
         j.injectFault(JournalFault(operation: .write, errno: EIO, count: 1))
         let results = Mutex<[String: Result<Void, JournalError>]>([:])
         let done = DispatchSemaphore(value: 0)
@@ -112,9 +94,7 @@ final class JournalFaultTests: XCTestCase {
     func testSnapshotFailureKeepsTheRecords() throws {
         let dir = makeTempDirectory(self)
         do {
-            let j = try Journal(directory: dir, fsync: .always)
-            _ = j.recover()
-            try j.createSession(id: "s", meta: [])
+            let j = try openJournal(dir, fsync: .always, sessions: ["s"])
             for v in 1...3 { _ = appendSync(j, "s", [(v, "r\(v)")]) }
             j.injectFault(.syncFails(count: 1))
             j.writeSnapshot(session: "s", version: 3, bytes: bytes("state"))
@@ -123,8 +103,6 @@ final class JournalFaultTests: XCTestCase {
             XCTAssertEqual(files(in: dir), ["s.00000001.log"])
             j.close()
         }
-        let j = try Journal(directory: dir, fsync: .always)
-        defer { j.close() }
-        XCTAssertEqual(j.recover().session("s")?.versions, [1, 2, 3])
+        XCTAssertEqual(try recoverAndClose(dir).session("s")?.versions, [1, 2, 3])
     }
 }

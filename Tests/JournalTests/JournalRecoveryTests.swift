@@ -5,9 +5,7 @@ import XCTest
 final class JournalRecoveryTests: XCTestCase {
     /// A session "s" with meta "m" and records 1...n ("r1", "r2", ...), one append each; returns the segment path.
     private func makeSession(_ dir: String, id: String = "s", records n: Int, batches: [[Int]] = []) throws -> String {
-        let j = try Journal(directory: dir, fsync: .never)
-        _ = j.recover()
-        try j.createSession(id: id, meta: bytes("m"))
+        let j = try openJournal(dir, fsync: .never, sessions: [id], meta: bytes("m"))
         for v in 1...max(1, n) where n > 0 { XCTAssertNoThrow(try appendSync(j, id, [(v, "r\(v)")]).get()) }
         for batch in batches { XCTAssertNoThrow(try appendSync(j, id, batch.map { ($0, "r\($0)") }).get()) }
         j.close()
@@ -176,9 +174,7 @@ final class JournalRecoveryTests: XCTestCase {
     /// bytes, and everything a flush synced.
     func testBatchGroupEndFramesClaimWhatASyncCovered() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .batch)
-        _ = j.recover()
-        try j.createSession(id: "s", meta: bytes("m"))
+        let j = try openJournal(dir, fsync: .batch, sessions: ["s"], meta: bytes("m"))
         for v in 1...3 { XCTAssertNoThrow(try appendSync(j, "s", [(v, "r\(v)")]).get()) }
         j.flush()
         XCTAssertNoThrow(try appendSync(j, "s", [(4, "r4")]).get())
@@ -306,9 +302,7 @@ final class JournalRecoveryTests: XCTestCase {
     func testSnapshotOfFreshSessionSetsTheNextVersion() throws {
         let dir = makeTempDirectory(self)
         do {
-            let j = try Journal(directory: dir, fsync: .always)
-            _ = j.recover()
-            try j.createSession(id: "s", meta: [])
+            let j = try openJournal(dir, fsync: .always, sessions: ["s"])
             j.writeSnapshot(session: "s", version: 0, bytes: bytes("{}"))
             j.flush()
             guard case .failure(.versionOutOfOrder(_, 1, 5)) = appendSync(j, "s", [(5, "x")]) else { return XCTFail() }
@@ -323,9 +317,7 @@ final class JournalRecoveryTests: XCTestCase {
 
     /// Two snapshots (at 4 and 8) over records 1...10, then the journal closed.
     func makeTwoSnapshots(_ dir: String) throws {
-        let j = try Journal(directory: dir, fsync: .always)
-        _ = j.recover()
-        try j.createSession(id: "s", meta: bytes("m"))
+        let j = try openJournal(dir, fsync: .always, sessions: ["s"], meta: bytes("m"))
         for v in 1...6 { _ = appendSync(j, "s", [(v, "r\(v)")]) }
         j.writeSnapshot(session: "s", version: 4, bytes: bytes("state@4"))
         j.flush()
@@ -426,9 +418,7 @@ final class JournalRecoveryTests: XCTestCase {
     func testAFirstSnapshotThatIsCorruptFallsBackToTheRecords() throws {
         let dir = makeTempDirectory(self)
         do {
-            let j = try Journal(directory: dir, fsync: .always)
-            _ = j.recover()
-            try j.createSession(id: "s", meta: [])
+            let j = try openJournal(dir, fsync: .always, sessions: ["s"])
             _ = appendSync(j, "s", [(1, "x")])
             j.writeSnapshot(session: "s", version: 1, bytes: bytes("state"))
             j.close()

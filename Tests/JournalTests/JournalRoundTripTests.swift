@@ -37,24 +37,19 @@ final class JournalRoundTripTests: XCTestCase {
         for policy in FsyncPolicy.allCases {
             let dir = makeTempDirectory(self)
             do {
-                let j = try Journal(directory: dir, fsync: policy)
-                _ = j.recover()
-                try j.createSession(id: "s", meta: bytes("m"))
+                let j = try openJournal(dir, fsync: policy, sessions: ["s"], meta: bytes("m"))
                 for v in 1...20 { XCTAssertNoThrow(try appendSync(j, "s", [(v, "r\(v)")]).get()) }
                 j.close()
                 guard case .failure(.closed) = appendSync(j, "s", [(21, "late")]) else { return XCTFail("closed journal must refuse") }
             }
-            let j = try Journal(directory: dir, fsync: policy)
-            XCTAssertEqual(j.recover().session("s")?.versions, Array(1...20), "\(policy)")
-            j.close()
+            XCTAssertEqual(try recoverAndClose(dir, fsync: policy).session("s")?.versions, Array(1...20), "\(policy)")
         }
     }
 
     func testInvalidSessionIDsTouchNothing() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .never)
+        let j = try openJournal(dir, fsync: .never)
         defer { j.close() }
-        _ = j.recover()
         for id in ["", "../escape", "a/b", "a.b", ".", "..", "with space", "é", String(repeating: "x", count: 65), "nul\u{0}"] {
             XCTAssertThrowsError(try j.createSession(id: id, meta: [])) { error in
                 XCTAssertEqual(error as? JournalError, .invalidSessionID(id))
@@ -71,9 +66,7 @@ final class JournalRoundTripTests: XCTestCase {
     func testCreateTwiceAndUnknownSession() throws {
         let dir = makeTempDirectory(self)
         do {
-            let j = try Journal(directory: dir, fsync: .always)
-            _ = j.recover()
-            try j.createSession(id: "s", meta: [])
+            let j = try openJournal(dir, fsync: .always, sessions: ["s"])
             XCTAssertThrowsError(try j.createSession(id: "s", meta: [])) { XCTAssertEqual($0 as? JournalError, .sessionExists("s")) }
             guard case .failure(.unknownSession("nope")) = appendSync(j, "nope", [(1, "x")]) else { return XCTFail() }
             j.close()
@@ -94,11 +87,8 @@ final class JournalRoundTripTests: XCTestCase {
 
     func testDeleteRemovesEveryFile() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always)
+        let j = try openJournal(dir, fsync: .always, sessions: ["gone", "kept"])
         defer { j.close() }
-        _ = j.recover()
-        try j.createSession(id: "gone", meta: [])
-        try j.createSession(id: "kept", meta: [])
         for v in 1...5 { _ = appendSync(j, "gone", [(v, "x")]) }
         j.writeSnapshot(session: "gone", version: 3, bytes: bytes("state"))
         j.flush()
@@ -113,8 +103,7 @@ final class JournalRoundTripTests: XCTestCase {
 
     func testAsyncForms() async throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always)
-        _ = j.recover()
+        let j = try openJournal(dir, fsync: .always)
         let created = await withCheckedContinuation { c in j.createSession(id: "s", meta: bytes("m")) { c.resume(returning: $0) } }
         XCTAssertNoThrow(try created.get())
         let again = await withCheckedContinuation { c in j.createSession(id: "s", meta: []) { c.resume(returning: $0) } }
@@ -124,9 +113,7 @@ final class JournalRoundTripTests: XCTestCase {
         let refused = await j.append(session: "s", records: [(version: 3, bytes: bytes("c"))])
         XCTAssertThrowsError(try refused.get())
         j.close()
-        let j2 = try Journal(directory: dir, fsync: .always)
-        XCTAssertEqual(j2.recover().session("s")?.recordStrings, ["a"])
-        j2.close()
+        XCTAssertEqual(try recoverAndClose(dir).session("s")?.recordStrings, ["a"])
     }
 
     /// Segment descriptors stay within the budget whether sessions are created or reopened, and a

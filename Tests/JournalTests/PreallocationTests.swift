@@ -15,9 +15,7 @@ final class PreallocationTests: XCTestCase {
 
     func testARunningSegmentEndsInZerosAndRecoversWhole() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always)
-        _ = j.recover()
-        try j.createSession(id: "s", meta: bytes("meta"))
+        let j = try openJournal(dir, fsync: .always, sessions: ["s"], meta: bytes("meta"))
         for v in 1...20 { XCTAssertNoThrow(try appendSync(j, "s", [(v, "record \(v)")]).get()) }
         let segment = readFile(dir + "/" + FileNames.segment("s", 1))
         XCTAssertEqual(segment.count % JournalWriter.preallocationChunk, 0, "written ahead to a whole chunk")
@@ -33,26 +31,19 @@ final class PreallocationTests: XCTestCase {
         reopened.close()
         j.close()
 
-        let again = try Journal(directory: copy, fsync: .always)
-        XCTAssertEqual(again.recover().session("s")?.recordStrings.last, "after the crash")
-        again.close()
+        XCTAssertEqual(try recoverAndClose(copy).session("s")?.recordStrings.last, "after the crash")
     }
 
     func testATornRecordBeforeTheZeroTailIsDropped() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always)
-        _ = j.recover()
-        try j.createSession(id: "s", meta: [])
-        for v in 1...3 { XCTAssertNoThrow(try appendSync(j, "s", [(v, "record \(v)")]).get()) }
+        let j = try journalWithRecords(dir, fsync: .always, upTo: 3)
         let copy = crashCopy(of: dir, self)
         j.close()
         // The last record's bytes only half reached the disk: its second half is still zeros.
         let name = copy + "/" + FileNames.segment("s", 1)
-        var segment = readFile(name)
         let end = written(records: 3) - groupEnd  // record 3 ends before its write's group-end frame
         let last = Frame.size(kind: .recordEnd, payloadCount: "record 3".utf8.count)
-        for i in (end - last / 2)..<end { segment[i] = 0 }
-        writeFile(name, segment)
+        losePages(name, (end - last / 2)..<end)
 
         let reopened = try Journal(directory: copy, fsync: .always)
         let found = reopened.recover()
@@ -60,9 +51,7 @@ final class PreallocationTests: XCTestCase {
         XCTAssertEqual(found.stats.tornTails, 1)
         XCTAssertNoThrow(try appendSync(reopened, "s", [(3, "record 3 again")]).get())
         reopened.close()
-        let again = try Journal(directory: copy, fsync: .always)
-        XCTAssertEqual(again.recover().session("s")?.recordStrings, ["record 1", "record 2", "record 3 again"])
-        again.close()
+        XCTAssertEqual(try recoverAndClose(copy).session("s")?.recordStrings, ["record 1", "record 2", "record 3 again"])
     }
 
     /// A power cut can land a write's pages in any order: the end of the last write (its later
@@ -70,10 +59,7 @@ final class PreallocationTests: XCTestCase {
     /// was acknowledged (its sync never returned), so it is a torn tail, not damage in the middle.
     func testALastWriteWhoseStartDidNotReachTheDiskIsATornTail() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always)
-        _ = j.recover()
-        try j.createSession(id: "s", meta: [])
-        for v in 1...3 { XCTAssertNoThrow(try appendSync(j, "s", [(v, "record \(v)")]).get()) }
+        let j = try journalWithRecords(dir, fsync: .always, upTo: 3)
         let lastWrite = written(records: 3)
         let page = String(repeating: "p", count: 5_000)
         XCTAssertNoThrow(try appendSync(j, "s", [(4, page), (5, page), (6, "record 6")]).get())
@@ -89,19 +75,14 @@ final class PreallocationTests: XCTestCase {
         XCTAssertEqual(found.stats.tornTails, 1)
         XCTAssertNoThrow(try appendSync(reopened, "s", [(4, "record 4 again")]).get())
         reopened.close()
-        let again = try Journal(directory: copy, fsync: .always)
-        XCTAssertEqual(again.recover().session("s")?.recordStrings, ["record 1", "record 2", "record 3", "record 4 again"])
-        again.close()
+        XCTAssertEqual(try recoverAndClose(copy).session("s")?.recordStrings, ["record 1", "record 2", "record 3", "record 4 again"])
     }
 
     /// The same bytes lost in a write that was synced (a later write followed it) are damage: the
     /// session stops for inspection instead of losing acknowledged records.
     func testAnEarlierWriteWhoseBytesAreLostIsDamage() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always)
-        _ = j.recover()
-        try j.createSession(id: "s", meta: [])
-        XCTAssertNoThrow(try appendSync(j, "s", [(1, "record 1")]).get())
+        let j = try journalWithRecords(dir, fsync: .always, upTo: 1)
         let start = written(records: 1)
         XCTAssertNoThrow(try appendSync(j, "s", [(2, String(repeating: "p", count: 5_000))]).get())
         XCTAssertNoThrow(try appendSync(j, "s", [(3, "record 3")]).get())
@@ -119,9 +100,7 @@ final class PreallocationTests: XCTestCase {
 
     func testCloseLeavesFilesThatEndAtTheClaimOfTheirLastWrite() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always)
-        _ = j.recover()
-        try j.createSession(id: "s", meta: [])
+        let j = try openJournal(dir, fsync: .always, sessions: ["s"])
         XCTAssertNoThrow(try appendSync(j, "s", [(1, "one")]).get())
         j.close()
         let segment = readFile(dir + "/" + FileNames.segment("s", 1))

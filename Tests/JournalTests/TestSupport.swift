@@ -14,12 +14,41 @@ func makeTempDirectory(_ test: XCTestCase) -> String {
 
 func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 
+/// A journal opened on `dir`, its recovery run (and what it found dropped), holding a new session
+/// for each of `ids`, created in order with `meta`. The caller closes it.
+func openJournal(_ dir: String, fsync: FsyncPolicy, sessions ids: [String] = [], meta: [UInt8] = []) throws -> Journal {
+    let j = try Journal(directory: dir, fsync: fsync)
+    _ = j.recover()
+    do {
+        for id in ids { try j.createSession(id: id, meta: meta) }
+    } catch {
+        j.close()
+        throw error
+    }
+    return j
+}
+
+/// A journal opened on `dir` holding session "s" (an empty meta record) and its records 1...`n`,
+/// "record 1", "record 2"..., one append (one write) each. The caller closes it.
+func journalWithRecords(_ dir: String, fsync: FsyncPolicy, upTo n: Int,
+                        file: StaticString = #filePath, line: UInt = #line) throws -> Journal {
+    let j = try openJournal(dir, fsync: fsync, sessions: ["s"])
+    for v in 1...n { XCTAssertNoThrow(try appendSync(j, "s", [(v, "record \(v)")]).get(), file: file, line: line) }
+    return j
+}
+
 /// Appends and waits for the completion.
 @discardableResult
 func appendSync(_ j: Journal, _ id: String, _ records: [(Int, String)]) -> Result<Void, JournalError> {
+    appendSync(j, id, bytes: records.map { ($0.0, bytes($0.1)) })
+}
+
+/// Appends records of any bytes and waits for the completion.
+@discardableResult
+func appendSync(_ j: Journal, _ id: String, bytes records: [(Int, [UInt8])]) -> Result<Void, JournalError> {
     let result = Mutex<Result<Void, JournalError>?>(nil)
     let done = DispatchSemaphore(value: 0)
-    j.append(session: id, records: records.map { (version: $0.0, bytes: bytes($0.1)) }) { r in
+    j.append(session: id, records: records.map { (version: $0.0, bytes: $0.1) }) { r in
         result.withLock { $0 = r }
         done.signal()
     }
