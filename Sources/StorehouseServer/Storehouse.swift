@@ -47,6 +47,8 @@ public final class Storehouse: Sendable {
             journal = nil
             log = MemoryLog()
         } else {
+            // The journal sizes its descriptor budget from the limit as it opens.
+            HTTPServer.raiseDescriptorLimit()
             let opened = try Journal(directory: configuration.dataDirectory, fsync: FsyncPolicy(rawValue: configuration.fsync.rawValue) ?? .always)
             journal = opened
             log = JournalLog(journal: opened)

@@ -383,6 +383,30 @@ final class DurabilityTests: XCTestCase {
         XCTAssertEqual(try client.request("POST", "/sessions").status, 201)
     }
 
+    /// The journal sizes its descriptor budget from the soft `RLIMIT_NOFILE` as it opens, so the
+    /// limit is raised before that, not only when the engine starts: with a soft limit of 1,024 the
+    /// budget was 256 descriptors where the raised limit allows 2,048.
+    func testTheDescriptorLimitIsRaisedBeforeTheJournalOpens() throws {
+        let resource = __rlimit_resource_t(UInt32(RLIMIT_NOFILE.rawValue))
+        var original = rlimit()
+        XCTAssertEqual(getrlimit(resource, &original), 0)
+        try XCTSkipIf(original.rlim_max <= 1_024, "the hard limit leaves nothing to raise")
+        var lowered = original
+        lowered.rlim_cur = 1_024
+        XCTAssertEqual(setrlimit(resource, &lowered), 0)
+        defer { _ = setrlimit(resource, &original) }
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.dataDirectory = temporaryDirectory()
+        configuration.accessLog = false
+        let server = try Storehouse(configuration: configuration)
+        var now = rlimit()
+        XCTAssertEqual(getrlimit(resource, &now), 0)
+        XCTAssertEqual(now.rlim_cur, original.rlim_max, "raised before listen()")
+        try server.listen()
+        server.shutdown()
+    }
+
     func testRestartWithTenThousandSessions() throws {
         var lines: [String] = []
         try RecoveryBenchmark.run(directory: temporaryDirectory(), sessions: 10_000, actionsPerSession: 3) { lines.append($0) }

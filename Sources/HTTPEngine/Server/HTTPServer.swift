@@ -33,6 +33,10 @@ public final class HTTPServer: Sendable {
         core = ServerCore(configuration: configuration, handler: handler)
     }
 
+    /// Raises the soft `RLIMIT_NOFILE` to the hard one, as `start()` does. Call it first when
+    /// something opened before the server sizes itself from that limit.
+    public static func raiseDescriptorLimit() { Sys.raiseFileLimit() }
+
     /// Binds, listens, and starts the I/O threads; returns once connections are being accepted.
     public func start() throws {
         Sys.ignoreSIGPIPE()
