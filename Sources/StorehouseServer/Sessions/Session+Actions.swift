@@ -587,7 +587,8 @@ extension Session {
         }
     }
 
-    /// Feeds an effect's action back. A journal refusal is retried with backoff (up to about 10 s):
+    /// Feeds an effect's action back. A journal refusal (503) is retried 12 times, backing off from 25 ms to
+    /// at most 2 s (about 13 s in all):
     /// losing the answer would leave the state waiting for it for good (e.g. a login in flight).
     private func receiveFromEffect(type: String, payload: JSONValue?, attempt: Int = 0) {
         let record = ActionRecord(type: type, payload: payload, meta: nil, at: context.now(), source: .effect)
