@@ -42,6 +42,7 @@ case .serve(let configuration):
 
     let signals = terminationSignals
     let signalThread = Thread {
+        Thread.current.name = "signals"
         var waited = signals
         var received: Int32 = 0
         sigwait(&waited, &received)
@@ -49,7 +50,6 @@ case .serve(let configuration):
         server.shutdown()
         exit(0)
     }
-    signalThread.name = "signals"
     signalThread.start()
     server.waitUntilStopped()
     // The server stopped on its own: give a shutdown in progress the time to finish and exit 0.

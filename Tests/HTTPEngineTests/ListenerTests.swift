@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 import Glibc
 @testable import HTTPEngine
@@ -41,4 +42,30 @@ final class ListenerTests: XCTestCase {
         defer { again.shutdown(); again.waitUntilStopped() }
         XCTAssertEqual(again.port, port)
     }
+
+    /// Each I/O thread carries its name in the kernel (`top -H`, `perf`, `/proc`), not only in
+    /// Foundation's `Thread`. The names are set as the threads begin, so they are looked for until
+    /// they appear.
+    func testTheIOThreadsAreNamedForTheOperatingSystem() throws {
+        let server = try startServer({ $0.ioThreads = 2 }, handler: echoHandler)
+        defer { server.shutdown(); server.waitUntilStopped() }
+        XCTAssertTrue(threadNamesAppear(["http-io-0", "http-io-1"]), "thread names: \(threadNames())")
+    }
+}
+
+/// The kernel's names of this process's threads.
+func threadNames() -> [String] {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+        .map { $0.trimmingCharacters(in: .newlines) }
+}
+
+/// Whether every name in `wanted` is a thread's within 5 s.
+func threadNamesAppear(_ wanted: [String]) -> Bool {
+    let deadline = Date().addingTimeInterval(5)
+    while Date() < deadline {
+        if Set(wanted).isSubset(of: threadNames()) { return true }
+        usleep(1_000)
+    }
+    return false
 }

@@ -135,4 +135,19 @@ final class JournalRoundTripTests: XCTestCase {
         let found = try recoverAndClose(dir)
         for id in ids { XCTAssertEqual(found.session(id)?.versions, [1, 2], id) }
     }
+
+    /// The writer thread carries its name in the kernel (`top -H`, `perf`), not only in Foundation.
+    func testTheWriterThreadIsNamedForTheOperatingSystem() throws {
+        let j = try openJournal(makeTempDirectory(self), fsync: .batch)
+        defer { j.close() }
+        let deadline = Date().addingTimeInterval(5)
+        var names: [String] = []
+        repeat {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+            names = tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+            if names.contains("journal-writer\n") && names.contains("journal-sync\n") { return }
+            usleep(1_000)
+        } while Date() < deadline
+        XCTFail("thread names: \(names)")
+    }
 }

@@ -82,10 +82,11 @@ public final class HTTPServer: Sendable {
             running.enter()
             let group = running
             let thread = Thread {
+                // Named from inside: Foundation on Linux names the OS thread (top -H, perf) only then.
+                Thread.current.name = "http-io-\(index)"
                 loop.run()
                 group.leave()
             }
-            thread.name = "http-io-\(index)"
             thread.start()
         }
     }

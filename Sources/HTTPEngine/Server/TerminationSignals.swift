@@ -21,6 +21,7 @@ enum TerminationSignals {
         writeFD = fds[1]
         _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
         let thread = Thread {
+            Thread.current.name = "http-signals"
             var byte: UInt8 = 0
             while true {
                 let n = read(readFD, &byte, 1)
@@ -29,7 +30,6 @@ enum TerminationSignals {
                 for body in TerminationSignals.callbacks.withLock({ $0 }) { body() }
             }
         }
-        thread.name = "http-signals"
         thread.start()
         for sig in [SIGTERM, SIGINT] {
             _ = signal(sig) { _ in

@@ -39,6 +39,7 @@ extension Journal {
         for w in 0..<workers {
             group.enter()
             Thread.detachNewThread {
+                Thread.current.name = "journal-read-\(w)"
                 var worker = SessionRecovery(disk: disk)
                 var outcomes: [SessionRecovery.Outcome] = []
                 outcomes.reserveCapacity(all.count / workers + 1)

@@ -34,8 +34,10 @@ final class BatchSyncer: Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in self.run() }
-        thread.name = "journal-batch-sync"
+        let thread = Thread { [self] in
+            Thread.current.name = "journal-sync"
+            self.run()
+        }
         thread.start()
     }
 

@@ -96,10 +96,11 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     func start() {
         running.enter()
         let thread = Thread { [self] in
+            // Named from inside: Foundation on Linux names the OS thread (top -H, perf) only then.
+            Thread.current.name = "journal-writer"
             self.run()
             self.running.leave()
         }
-        thread.name = "journal-writer"
         thread.start()
         batchSyncer?.start()
     }

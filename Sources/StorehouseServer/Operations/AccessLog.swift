@@ -20,12 +20,12 @@ public final class AccessLog: Sendable {
         self.enabled = enabled
         guard enabled else { return }
         let thread = Thread { [weak self] in
+            Thread.current.name = "access-log"
             while let self {
                 Thread.sleep(forTimeInterval: 0.1)
                 self.flush()
             }
         }
-        thread.name = "access-log"
         thread.start()
     }
 
