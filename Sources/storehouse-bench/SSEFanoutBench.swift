@@ -459,12 +459,10 @@ struct SSEFanoutRun {
         let connectStart = fanoutNow()
         for worker in workers {
             group.enter()
-            let thread = Thread {
+            Thread.startNamed("sse-subscribers") {
                 worker.run()
                 group.leave()
             }
-            thread.name = "sse-fanout subscribers"
-            thread.start()
         }
         while control.connected.load(ordering: .sequentiallyConsistent) < o.threads { usleep(2_000) }
         let readyDeadline = fanoutNow() + Int64(o.connectTimeout * 1e9)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPEngine
 import StorehouseServer
 
 // storehouse: parse flags, then serve until SIGTERM or SIGINT, then shut down gracefully.
@@ -41,8 +42,7 @@ case .serve(let configuration):
     FileHandle.standardError.write(Data("storehouse listening on http://\(configuration.host):\(server.port) (\(configuration.inMemory ? "in memory" : "data in \(configuration.dataDirectory), fsync \(configuration.fsync.rawValue)"))\n".utf8))
 
     let signals = terminationSignals
-    let signalThread = Thread {
-        Thread.current.name = "signals"
+    Thread.startNamed("signals") {
         var waited = signals
         var received: Int32 = 0
         sigwait(&waited, &received)
@@ -50,7 +50,6 @@ case .serve(let configuration):
         server.shutdown()
         exit(0)
     }
-    signalThread.start()
     server.waitUntilStopped()
     // The server stopped on its own: give a shutdown in progress the time to finish and exit 0.
     Thread.sleep(forTimeInterval: Double(configuration.shutdownGraceSeconds) + 1)

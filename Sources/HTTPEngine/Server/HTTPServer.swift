@@ -81,13 +81,10 @@ public final class HTTPServer: Sendable {
         for (index, loop) in loops.enumerated() {
             running.enter()
             let group = running
-            let thread = Thread {
-                // Named from inside: Foundation on Linux names the OS thread (top -H, perf) only then.
-                Thread.current.name = "http-io-\(index)"
+            Thread.startNamed("http-io-\(index)") {
                 loop.run()
                 group.leave()
             }
-            thread.start()
         }
     }
 

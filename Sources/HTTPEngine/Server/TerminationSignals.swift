@@ -20,8 +20,7 @@ enum TerminationSignals {
         let readFD = fds[0]
         writeFD = fds[1]
         _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
-        let thread = Thread {
-            Thread.current.name = "http-signals"
+        Thread.startNamed("http-signals") {
             var byte: UInt8 = 0
             while true {
                 let n = read(readFD, &byte, 1)
@@ -30,7 +29,6 @@ enum TerminationSignals {
                 for body in TerminationSignals.callbacks.withLock({ $0 }) { body() }
             }
         }
-        thread.start()
         for sig in [SIGTERM, SIGINT] {
             _ = signal(sig) { _ in
                 var one: UInt8 = 1

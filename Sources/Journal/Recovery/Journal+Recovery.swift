@@ -38,8 +38,7 @@ extension Journal {
         let group = DispatchGroup()
         for w in 0..<workers {
             group.enter()
-            Thread.detachNewThread {
-                Thread.current.name = "journal-read-\(w)"
+            Thread.startNamed("journal-read-\(w)") {
                 var worker = SessionRecovery(disk: disk)
                 var outcomes: [SessionRecovery.Outcome] = []
                 outcomes.reserveCapacity(all.count / workers + 1)

@@ -34,11 +34,7 @@ final class BatchSyncer: Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in
-            Thread.current.name = "journal-sync"
-            self.run()
-        }
-        thread.start()
+        Thread.startNamed("journal-sync") { [self] in self.run() }
     }
 
     /// Group `group` was written: sync within one interval.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPEngine
 import StoreCore
 import Synchronization
 
@@ -19,14 +20,12 @@ public final class AccessLog: Sendable {
     public init(enabled: Bool) {
         self.enabled = enabled
         guard enabled else { return }
-        let thread = Thread { [weak self] in
-            Thread.current.name = "access-log"
+        Thread.startNamed("access-log") { [weak self] in
             while let self {
                 Thread.sleep(forTimeInterval: 0.1)
                 self.flush()
             }
         }
-        thread.start()
     }
 
     public func record(method: String, path: String, status: Int, seconds: Double, now: Int64) {
