@@ -91,9 +91,11 @@ final class GroupEndTests: XCTestCase {
             j.close()
             let endOfRecordOne = created + record + groupEnd
             for id in ids {
-                let last = claims(readFile(dir + "/" + FileNames.segment(id, 1))).last
+                let segment = readFile(dir + "/" + FileNames.segment(id, 1))
+                let last = claims(segment).last
                 XCTAssertEqual(last?.at, endOfRecordOne, "\(policy) \(id): a frame after record 1's write")
                 XCTAssertEqual(last?.settled, endOfRecordOne, "\(policy) \(id): claiming that write")
+                XCTAssertEqual(segment.count, endOfRecordOne + groupEnd, "\(policy) \(id): no zero tail after the seal")
             }
         }
     }

@@ -136,6 +136,24 @@ final class JournalRoundTripTests: XCTestCase {
         for id in ids { XCTAssertEqual(found.session(id)?.versions, [1, 2], id) }
     }
 
+    /// A snapshot's rotation reopens a segment closed as idle outside any group: closing idle
+    /// descriptors to stay under the budget must not pick the one just opened for it.
+    func testSnapshotsOfSessionsClosedAsIdleSucceed() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .always, snapshotEvery: 1_000, syncMode: .syncfs(threshold: 4), descriptorBudget: 2)
+        _ = j.recover()
+        let ids = (0..<10).map { "s\($0)" }
+        for id in ids {
+            try j.createSession(id: id, meta: [])
+            XCTAssertNoThrow(try appendSync(j, id, [(1, "\(id) 1")]).get())
+        }
+        for id in ids { j.writeSnapshot(session: id, version: 1, bytes: bytes("\(id) at 1")) }
+        let counts = j.statistics()
+        XCTAssertEqual(counts.snapshotFailures, 0)
+        XCTAssertEqual(counts.snapshots, ids.count)
+        j.close()
+    }
+
     /// The writer thread carries its name in the kernel (`top -H`, `perf`), not only in Foundation.
     func testTheWriterThreadIsNamedForTheOperatingSystem() throws {
         let j = try openJournal(makeTempDirectory(self), fsync: .batch)

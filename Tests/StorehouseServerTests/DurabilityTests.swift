@@ -400,11 +400,13 @@ final class DurabilityTests: XCTestCase {
         configuration.dataDirectory = temporaryDirectory()
         configuration.accessLog = false
         let server = try Storehouse(configuration: configuration)
+        defer { server.shutdown() }
         var now = rlimit()
         XCTAssertEqual(getrlimit(resource, &now), 0)
         XCTAssertEqual(now.rlim_cur, original.rlim_max, "raised before listen()")
+        let raised = max(32, min(2_048, Int(clamping: original.rlim_max) / 4))
+        XCTAssertEqual(server.journal?.writer.fdBudget, raised, "the budget of the raised limit")
         try server.listen()
-        server.shutdown()
     }
 
     func testRestartWithTenThousandSessions() throws {

@@ -68,7 +68,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     private var writtenSinceFlush = false
     private let batchSyncer: BatchSyncer?
     private var openFDs = 0
-    private let fdBudget: Int
+    let fdBudget: Int
     private var counters = JournalStatistics()
 
     /// `descriptorBudget`: segment descriptors kept open at most (tests); by default a quarter of `RLIMIT_NOFILE`.
@@ -95,13 +95,10 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
 
     func start() {
         running.enter()
-        let thread = Thread { [self] in
-            // Named from inside: Foundation on Linux names the OS thread (top -H, perf) only then.
-            Thread.current.name = "journal-writer"
+        Thread.startNamed("journal-writer") { [self] in
             self.run()
             self.running.leave()
         }
-        thread.start()
         batchSyncer?.start()
     }
 
@@ -555,6 +552,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
             }
             defer {
                 if reopened {
+                    // Like the open ones at close: the file ends at its last record.
+                    try? trimPreallocation(s)
                     disk.close(s.fd)
                     s.fd = -1
                 }
@@ -663,8 +662,11 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
 
     private func ensureOpen(_ s: SessionState) throws(JournalError) {
         if s.fd >= 0 { return }
-        s.fd = try disk.openForAppend(s.currentSegmentName, create: false)
+        let fd = try disk.openForAppend(s.currentSegmentName, create: false)
+        // Counted before it is `s`'s: closing idle descriptors must not pick this one (a snapshot's
+        // rotation opens outside any group, where `inGroup` does not protect it).
         opened()
+        s.fd = fd
     }
 
     /// Counts a descriptor just opened, and closes idle ones past the budget: creations count too,
