@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Synchronization
 import XCTest
 @testable import Journal
 
@@ -134,6 +136,32 @@ final class JournalRoundTripTests: XCTestCase {
         j.close()
         let found = try recoverAndClose(dir)
         for id in ids { XCTAssertEqual(found.session(id)?.versions, [1, 2], id) }
+    }
+
+    /// A group may touch more sessions than the budget: each is written, and the descriptors past the
+    /// budget are closed once the group ends, not held until some later open.
+    func testAGroupLargerThanTheBudgetIsWrittenAndLeavesTheBudget() throws {
+        let dir = makeTempDirectory(self)
+        let j = try Journal(directory: dir, fsync: .always, snapshotEvery: 1_000, syncMode: .syncfs(threshold: 4), descriptorBudget: 4)
+        _ = j.recover()
+        let ids = (0..<20).map { "s\($0)" }
+        for id in ids { try j.createSession(id: id, meta: []) }
+        let results = Mutex<[Result<Void, JournalError>]>([])
+        let done = DispatchGroup()
+        for id in ids {
+            done.enter()
+            j.append(session: id, records: [(version: 1, bytes: bytes("\(id) 1"))], commitLater: true) { r in
+                results.withLock { $0.append(r) }
+                done.leave()
+            }
+        }
+        j.commit()
+        done.wait()
+        XCTAssertEqual(results.withLock { $0.filter { (try? $0.get()) != nil }.count }, ids.count)
+        XCTAssertLessThanOrEqual(j.statistics().openFiles, 4)
+        j.close()
+        let found = try recoverAndClose(dir)
+        for id in ids { XCTAssertEqual(found.session(id)?.versions, [1], id) }
     }
 
     /// A snapshot's rotation reopens a segment closed as idle outside any group: closing idle

@@ -67,7 +67,12 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     /// Written since the last full sync (batch/never): flush and close sync the file system once.
     private var writtenSinceFlush = false
     private let batchSyncer: BatchSyncer?
-    private var openFDs = 0
+    /// The sessions holding a segment descriptor: `closeIdle` looks at these alone, and the budget
+    /// is their count. `s.fd >= 0` exactly when `s` is here (but inside `seal` and `rotate`).
+    private var holders: [String: SessionState] = [:]
+    /// Set when closing idle descriptors found none (every holder is in the group being processed):
+    /// none can turn up before the group ends, so later opens in it skip the scan.
+    private var noIdleHolder = false
     let fdBudget: Int
     private var counters = JournalStatistics()
 
@@ -286,7 +291,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                 }
                 let s = SessionState(id: id, meta: meta, segments: [.init(seq: 1, maxVersion: nil)], size: 0, lastVersion: nil)
                 do {
-                    s.fd = try disk.openForAppend(FileNames.segment(id, 1), create: true)
+                    hold(try disk.openForAppend(FileNames.segment(id, 1), create: true), for: s)
                 } catch .sessionExists {
                     completions.append(.done(done, .failure(.sessionExists(id))))
                     continue
@@ -294,7 +299,6 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                     completions.append(.done(done, .failure(error)))
                     continue
                 }
-                opened()
                 Frame.append(kind: .meta, version: 0, payload: meta, to: &s.pending)
                 s.createdInGroup = true
                 sessions[id] = s
@@ -394,13 +398,16 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
             s.createdInGroup = false
             s.inGroup = false
         }
+        // A group may hold more descriptors than the budget while it runs; not past its end.
+        noIdleHolder = false
+        if holders.count > fdBudget { closeIdle() }
 
         for (s, version, bytes) in snapshots { snapshot(s, version: version, bytes: bytes) }
         if !statisticsWaiters.isEmpty {
             var c = counters
             if let b = batchSyncer?.counts { c.syncCalls += b.syncs; c.failedBackgroundSyncs = b.failures }
             c.sessions = sessions.count
-            c.openFiles = openFDs
+            c.openFiles = holders.count
             statisticsWaiters.forEach { $0(c) }
         }
 
@@ -415,11 +422,10 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         }
         runAfterGroup()
         if let closing {
-            for s in sessions.values where s.fd >= 0 {
+            for s in holders.values {
                 // A stopped journal leaves files that end at their last record.
                 try? trimPreallocation(s)
-                disk.close(s.fd)
-                s.fd = -1
+                release(s)
             }
             batchSyncer?.stop()
             disk.close(dirFD)
@@ -662,36 +668,40 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
 
     private func ensureOpen(_ s: SessionState) throws(JournalError) {
         if s.fd >= 0 { return }
-        let fd = try disk.openForAppend(s.currentSegmentName, create: false)
-        // Counted before it is `s`'s: closing idle descriptors must not pick this one (a snapshot's
-        // rotation opens outside any group, where `inGroup` does not protect it).
-        opened()
+        hold(try disk.openForAppend(s.currentSegmentName, create: false), for: s)
+    }
+
+    /// Gives `s` the descriptor `fd`, counted against the budget. Idle descriptors past it are
+    /// closed first, so never `s`'s own (a snapshot's rotation opens outside any group, where
+    /// `inGroup` does not protect it). Creations count too, or a server that creates many sessions
+    /// would hold one descriptor each until `EMFILE`.
+    private func hold(_ fd: Int32, for s: SessionState) {
+        if holders.count >= fdBudget && !noIdleHolder { closeIdle() }
         s.fd = fd
+        holders[s.id] = s
     }
 
-    /// Counts a descriptor just opened, and closes idle ones past the budget: creations count too,
-    /// or a server that creates many sessions would hold one descriptor each until `EMFILE`.
-    private func opened() {
-        openFDs += 1
-        if openFDs > fdBudget { closeIdle() }
+    private func release(_ s: SessionState) {
+        guard s.fd >= 0 else { return }
+        disk.close(s.fd)
+        s.fd = -1
+        holders[s.id] = nil
     }
 
+    /// Closes descriptors of sessions outside the group being processed, down to half the budget.
     private func closeIdle() {
-        for s in sessions.values where s.fd >= 0 && !s.inGroup {
-            disk.close(s.fd)
-            s.fd = -1
-            openFDs -= 1
-            if openFDs <= fdBudget / 2 { return }
+        var closed = false
+        for s in holders.values where !s.inGroup {
+            release(s)
+            closed = true
+            if holders.count <= fdBudget / 2 { break }
         }
+        if !closed { noIdleHolder = true }
     }
 
     private func removeFiles(of s: SessionState) {
         s.deleted = true
-        if s.fd >= 0 {
-            disk.close(s.fd)
-            s.fd = -1
-            openFDs -= 1
-        }
+        release(s)
         for seg in s.segments {
             disk.unlink(FileNames.segment(s.id, seg.seq))
             disk.unlink(FileNames.tornCopy(s.id, seg.seq))
