@@ -80,8 +80,7 @@ final class GroupEndTests: XCTestCase {
     func testTheSealClaimsTheLastWriteOfSessionsClosedAsIdle() throws {
         for policy in [FsyncPolicy.always, .never] {
             let dir = makeTempDirectory(self)
-            let j = try Journal(directory: dir, fsync: policy, snapshotEvery: 1_000, syncMode: .syncfs(threshold: 4), descriptorBudget: 2)
-            _ = j.recover()
+            let j = try openJournal(dir, fsync: policy, descriptorBudget: 2)
             let ids = ["a", "b", "c", "d", "e"]
             for id in ids {
                 try j.createSession(id: id, meta: [])

@@ -122,8 +122,7 @@ final class JournalRoundTripTests: XCTestCase {
     /// session whose descriptor was closed as idle takes its next append as before.
     func testDescriptorsStayWithinTheBudget() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always, snapshotEvery: 1_000, syncMode: .syncfs(threshold: 4), descriptorBudget: 4)
-        _ = j.recover()
+        let j = try openJournal(dir, fsync: .always, descriptorBudget: 4)
         let ids = (0..<20).map { "s\($0)" }
         for id in ids {
             try j.createSession(id: id, meta: [])
@@ -142,8 +141,7 @@ final class JournalRoundTripTests: XCTestCase {
     /// budget are closed once the group ends, not held until some later open.
     func testAGroupLargerThanTheBudgetIsWrittenAndLeavesTheBudget() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always, snapshotEvery: 1_000, syncMode: .syncfs(threshold: 4), descriptorBudget: 4)
-        _ = j.recover()
+        let j = try openJournal(dir, fsync: .always, descriptorBudget: 4)
         let ids = (0..<20).map { "s\($0)" }
         for id in ids { try j.createSession(id: id, meta: []) }
         let results = Mutex<[Result<Void, JournalError>]>([])
@@ -168,8 +166,7 @@ final class JournalRoundTripTests: XCTestCase {
     /// descriptors to stay under the budget must not pick the one just opened for it.
     func testSnapshotsOfSessionsClosedAsIdleSucceed() throws {
         let dir = makeTempDirectory(self)
-        let j = try Journal(directory: dir, fsync: .always, snapshotEvery: 1_000, syncMode: .syncfs(threshold: 4), descriptorBudget: 2)
-        _ = j.recover()
+        let j = try openJournal(dir, fsync: .always, descriptorBudget: 2)
         let ids = (0..<10).map { "s\($0)" }
         for id in ids {
             try j.createSession(id: id, meta: [])

@@ -15,9 +15,12 @@ func makeTempDirectory(_ test: XCTestCase) -> String {
 func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 
 /// A journal opened on `dir`, its recovery run (and what it found dropped), holding a new session
-/// for each of `ids`, created in order with `meta`. The caller closes it.
-func openJournal(_ dir: String, fsync: FsyncPolicy, sessions ids: [String] = [], meta: [UInt8] = []) throws -> Journal {
-    let j = try Journal(directory: dir, fsync: fsync)
+/// for each of `ids`, created in order with `meta`; `descriptorBudget` as the writer's. The caller
+/// closes it.
+func openJournal(_ dir: String, fsync: FsyncPolicy, sessions ids: [String] = [], meta: [UInt8] = [],
+                 descriptorBudget: Int? = nil) throws -> Journal {
+    let j = try Journal(directory: dir, fsync: fsync, snapshotEvery: 1_000, syncMode: .syncfs(threshold: 4),
+                        descriptorBudget: descriptorBudget)
     _ = j.recover()
     do {
         for id in ids { try j.createSession(id: id, meta: meta) }

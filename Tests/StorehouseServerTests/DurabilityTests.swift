@@ -362,12 +362,17 @@ final class DurabilityTests: XCTestCase {
         XCTAssertTrue(listing().contains(other))
     }
 
-    func testNotReadyUntilRecoveryFinishes() throws {
+    /// A server on a new data directory and a free port, not recovered, not listening.
+    private func durableServer() throws -> Storehouse {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.dataDirectory = temporaryDirectory()
         configuration.accessLog = false
-        let server = try Storehouse(configuration: configuration)
+        return try Storehouse(configuration: configuration)
+    }
+
+    func testNotReadyUntilRecoveryFinishes() throws {
+        let server = try durableServer()
         defer { server.shutdown() }
         try server.listen()
         let client = try TestClient(port: server.port)
@@ -395,11 +400,7 @@ final class DurabilityTests: XCTestCase {
         lowered.rlim_cur = 1_024
         XCTAssertEqual(setrlimit(resource, &lowered), 0)
         defer { _ = setrlimit(resource, &original) }
-        var configuration = ServerConfiguration()
-        configuration.port = 0
-        configuration.dataDirectory = temporaryDirectory()
-        configuration.accessLog = false
-        let server = try Storehouse(configuration: configuration)
+        let server = try durableServer()
         defer { server.shutdown() }
         var now = rlimit()
         XCTAssertEqual(getrlimit(resource, &now), 0)
