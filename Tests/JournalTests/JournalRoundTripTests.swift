@@ -162,6 +162,38 @@ final class JournalRoundTripTests: XCTestCase {
         for id in ids { XCTAssertEqual(found.session(id)?.versions, [1], id) }
     }
 
+    /// Sessions deleted and created again under the same id, with descriptors closed as idle
+    /// between: no descriptor escapes the budget's count, and none is left open after `close()`.
+    func testDeletedAndRecreatedSessionsLeakNoDescriptors() throws {
+        let dir = makeTempDirectory(self)
+        let j = try openJournal(dir, fsync: .always, sessions: ["a", "b", "c"], descriptorBudget: 2)
+        for id in ["a", "b", "c"] { XCTAssertNoThrow(try appendSync(j, id, [(1, "\(id) 1")]).get()) }
+        XCTAssertNoThrow(try appendSync(j, "a", [(2, "a 2")]).get())
+        j.deleteSession(id: "a")
+        try j.createSession(id: "a", meta: [])
+        XCTAssertNoThrow(try appendSync(j, "a", [(1, "new a 1")]).get())
+        j.deleteSession(id: "a")
+        try j.createSession(id: "a", meta: [])
+        XCTAssertLessThanOrEqual(j.statistics().openFiles, 2)
+        XCTAssertLessThanOrEqual(descriptors(into: dir), 4, "the segments the budget allows, the directory and LOCK")
+        j.close()
+        XCTAssertEqual(descriptors(into: dir), 0, "every descriptor closed")
+        let found = try recoverAndClose(dir)
+        XCTAssertEqual(found.session("a")?.versions, [])
+        XCTAssertEqual(found.session("b")?.versions, [1])
+        XCTAssertEqual(found.session("c")?.versions, [1])
+    }
+
+    /// This process's open descriptors on `dir` or a file in it.
+    private func descriptors(into dir: String) -> Int {
+        let real = URL(fileURLWithPath: dir).resolvingSymlinksInPath().path
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return fds.filter { fd in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)") else { return false }
+            return target == real || target.hasPrefix(real + "/")
+        }.count
+    }
+
     /// A snapshot's rotation reopens a segment closed as idle outside any group: closing idle
     /// descriptors to stay under the budget must not pick the one just opened for it.
     func testSnapshotsOfSessionsClosedAsIdleSucceed() throws {

@@ -422,7 +422,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         }
         runAfterGroup()
         if let closing {
-            for s in holders.values {
+            for s in Array(holders.values) {
                 // A stopped journal leaves files that end at their last record.
                 try? trimPreallocation(s)
                 release(s)
@@ -685,18 +685,15 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         guard s.fd >= 0 else { return }
         disk.close(s.fd)
         s.fd = -1
-        holders[s.id] = nil
+        if holders[s.id] === s { holders[s.id] = nil }
     }
 
     /// Closes descriptors of sessions outside the group being processed, down to half the budget.
     private func closeIdle() {
-        var closed = false
-        for s in holders.values where !s.inGroup {
-            release(s)
-            closed = true
-            if holders.count <= fdBudget / 2 { break }
-        }
-        if !closed { noIdleHolder = true }
+        // Chosen first, released after: releasing while iterating would copy the whole dictionary.
+        let idle = Array(holders.values.lazy.filter { !$0.inGroup }.prefix(max(0, holders.count - fdBudget / 2)))
+        if idle.isEmpty && !holders.isEmpty { noIdleHolder = true }
+        for s in idle { release(s) }
     }
 
     private func removeFiles(of s: SessionState) {
