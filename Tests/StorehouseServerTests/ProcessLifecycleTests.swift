@@ -3,6 +3,32 @@ import XCTest
 
 /// The `storehouse` executable itself: signals, exit status, flags.
 final class ProcessLifecycleTests: XCTestCase {
+    /// Under a low descriptor limit every session created is served and survives a restart: the
+    /// journal keeps its descriptors within its budget. Each created session used to keep one, and
+    /// creations were refused 503 once the limit was reached (the 241st here).
+    func testManySessionsUnderALowDescriptorLimit() throws {
+        let directory = temporaryDirectory()
+        let server = try ServerProcess(arguments: ["--data-dir", directory], descriptorLimit: 256)
+        try server.waitUntilReady()
+        let client = try TestClient(port: server.port)
+        var sessions: [(id: String, token: String)] = []
+        for i in 0..<300 {
+            let created = try client.request("POST", "/sessions")
+            guard created.status == 201 else { XCTFail("session \(i): \(created.status) \(created.text)"); break }
+            let id = created.json["id"] as? String ?? "", token = created.json["token"] as? String ?? ""
+            XCTAssertEqual(try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: #"{"type":"counter/incrTapped"}"#).status, 200)
+            sessions.append((id, token))
+        }
+        server.kill(SIGTERM)
+        let again = try ServerProcess(arguments: ["--data-dir", directory], descriptorLimit: 256)
+        try again.waitUntilReady()
+        let reader = try TestClient(port: again.port)
+        for (id, token) in sessions {
+            XCTAssertEqual(try reader.request("GET", "/sessions/\(id)", headers: bearer(token)).json["version"] as? Int, 1, id)
+        }
+        again.kill(SIGTERM)
+    }
+
     func testSIGTERMEndsStreamsAnswersAndExitsZero() throws {
         let directory = temporaryDirectory()
         let server = try ServerProcess(arguments: ["--data-dir", directory])

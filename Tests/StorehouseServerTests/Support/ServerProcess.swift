@@ -15,9 +15,16 @@ final class ServerProcess {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("storehouse")
     }
 
-    init(arguments: [String]) throws {
-        process.executableURL = Self.executable
-        process.arguments = ["--port", "0", "--access-log", "false"] + arguments
+    /// `descriptorLimit`: the child's `RLIMIT_NOFILE` (soft and hard, set by the shell it is exec'd from).
+    init(arguments: [String], descriptorLimit: Int? = nil) throws {
+        let serverArguments = ["--port", "0", "--access-log", "false"] + arguments
+        if let descriptorLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", Self.executable.path] + serverArguments
+        } else {
+            process.executableURL = Self.executable
+            process.arguments = serverArguments
+        }
         process.standardError = stderrPipe
         process.standardOutput = FileHandle.nullDevice
         try process.run()
