@@ -194,6 +194,20 @@ final class JournalRoundTripTests: XCTestCase {
         }.count
     }
 
+    /// A session's group buffer goes with its descriptor: a session closed as idle keeps no buffer,
+    /// so the writer's buffers are bounded by the budget, not by the number of sessions.
+    func testASessionClosedAsIdleKeepsNoBuffer() throws {
+        let j = try openJournal(makeTempDirectory(self), fsync: .always, sessions: ["big"], descriptorBudget: 1)
+        defer { j.close() }
+        XCTAssertNoThrow(try appendSync(j, "big", [(1, String(repeating: "x", count: 6_000))]).get())
+        XCTAssertGreaterThanOrEqual(j.statistics().bufferedBytes, 6_000, "kept for the session's next group")
+        try j.createSession(id: "small", meta: [])  // over the budget of one: "big" is closed as idle
+        XCTAssertNoThrow(try appendSync(j, "small", [(1, "small 1")]).get())
+        let counts = j.statistics()
+        XCTAssertEqual(counts.openFiles, 1)
+        XCTAssertLessThan(counts.bufferedBytes, 1_024, "only the small session's buffer is left")
+    }
+
     /// A snapshot's rotation reopens a segment closed as idle outside any group: closing idle
     /// descriptors to stay under the budget must not pick the one just opened for it.
     func testSnapshotsOfSessionsClosedAsIdleSucceed() throws {

@@ -408,6 +408,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
             if let b = batchSyncer?.counts { c.syncCalls += b.syncs; c.failedBackgroundSyncs = b.failures }
             c.sessions = sessions.count
             c.openFiles = holders.count
+            c.bufferedBytes = sessions.values.reduce(0) { $0 + $1.pending.capacity }
             statisticsWaiters.forEach { $0(c) }
         }
 
@@ -686,6 +687,9 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         disk.close(s.fd)
         s.fd = -1
         if holders[s.id] === s { holders[s.id] = nil }
+        // The group buffer (up to 8 KiB kept) goes with the descriptor: idle sessions keep neither,
+        // so 100,000 sessions hold at most the budget's worth. It is empty outside a group.
+        s.pending = []
     }
 
     /// Closes descriptors of sessions outside the group being processed, down to half the budget.
