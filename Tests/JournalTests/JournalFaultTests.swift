@@ -58,6 +58,26 @@ final class JournalFaultTests: XCTestCase {
         XCTAssertEqual(try recoverAndClose(dir).session("s")?.recordStrings, ["one", "two"])
     }
 
+    /// A snapshot queued in the group of a creation the disk refuses writes nothing: the session
+    /// does not exist, and a `<id>.snap` left behind would be read as the state of a later session
+    /// created with that id.
+    func testASnapshotInTheGroupOfARefusedCreationWritesNothing() throws {
+        let dir = makeTempDirectory(self)
+        let j = try openJournal(dir, fsync: .always)
+        defer { j.close() }
+        j.injectFault(.syncFails(count: 1))
+        let result = Mutex<Result<Void, JournalError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        // Queued without waking the writer, so both go in one group.
+        j.writer.submit(.create(id: "x", meta: [], done: { r in result.withLock { $0 = r }; done.signal() }), wake: false)
+        j.writer.submit(.snapshot(id: "x", version: 0, bytes: bytes("state")), wake: false)
+        j.commit()
+        done.wait()
+        guard case .failure = result.withLock({ $0 }) else { return XCTFail("the creation must be refused") }
+        j.flush()
+        XCTAssertEqual(files(in: dir).filter { $0.hasPrefix("x.") }, [], "nothing of x is left")
+    }
+
     func testFailedSyncIsUndoneSoTheRefusedRecordNeverReappears() throws {
         let dir = makeTempDirectory(self)
         do {

@@ -722,7 +722,9 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     /// (recovery falls back to it). Always synced whatever the policy: compaction deletes records,
     /// so the snapshots replacing them must be on disk first.
     private func snapshot(_ s: SessionState, version: Int, bytes: [UInt8]) {
-        guard !s.deleted, s.failure == nil else { return }
+        // Still the session of that id: a creation refused in this group was undone (and a
+        // `<id>.snap` left for it would be read as the state of a later session of that id).
+        guard sessions[s.id] === s, !s.deleted, s.failure == nil else { return }
         if let last = s.lastVersion, version > last { counters.snapshotFailures += 1; return }
         // An older snapshot would become the newest while compaction deletes what it needs.
         if let current = s.snapshotVersion, version <= current {
