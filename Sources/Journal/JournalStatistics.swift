@@ -17,6 +17,9 @@ public struct JournalStatistics: Sendable, Equatable {
     /// Sessions held (including failed ones) and segment files open right now.
     public var sessions = 0
     public var openFiles = 0
+    /// Segment descriptors opened again for an append or a snapshot after being closed as idle:
+    /// a count that grows with every group means the budget is too small for the sessions in use.
+    public var reopenedFiles = 0
     /// Bytes the writer keeps in sessions' group buffers between groups (only sessions holding a
     /// descriptor keep one, up to 8 KiB each).
     public var bufferedBytes = 0

@@ -137,6 +137,22 @@ final class JournalRoundTripTests: XCTestCase {
         for id in ids { XCTAssertEqual(found.session(id)?.versions, [1, 2], id) }
     }
 
+    /// Over the budget, the descriptors closed are those used longest ago: three sessions written
+    /// between every creation keep their descriptors while sixty quiet ones come and go, and a quiet
+    /// one written again is the one reopened. (Three, so that no hash order passes by luck.)
+    func testTheDescriptorsClosedAsIdleAreTheLeastRecentlyUsed() throws {
+        let busy = ["busy0", "busy1", "busy2"]
+        let j = try openJournal(makeTempDirectory(self), fsync: .always, sessions: busy, descriptorBudget: 8)
+        defer { j.close() }
+        for i in 0..<60 {
+            try j.createSession(id: "quiet\(i)", meta: [])
+            for id in busy { XCTAssertNoThrow(try appendSync(j, id, [(i + 1, "\(id) \(i + 1)")]).get()) }
+        }
+        XCTAssertEqual(j.statistics().reopenedFiles, 0, "a busy session's descriptor was closed as idle")
+        XCTAssertNoThrow(try appendSync(j, "quiet0", [(1, "quiet0 1")]).get())
+        XCTAssertEqual(j.statistics().reopenedFiles, 1)
+    }
+
     /// A group may touch more sessions than the budget: each is written, and the descriptors past the
     /// budget are closed once the group ends, not held until some later open.
     func testAGroupLargerThanTheBudgetIsWrittenAndLeavesTheBudget() throws {

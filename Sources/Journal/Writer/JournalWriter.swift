@@ -275,6 +275,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         func touch(_ s: SessionState) {
             if !s.inGroup {
                 s.inGroup = true
+                s.lastUsedGroup = counters.groups
                 s.sizeBeforeGroup = s.size
                 s.lastVersionBeforeGroup = s.lastVersion
                 s.maxVersionBeforeGroup = s.segments.last?.maxVersion
@@ -670,6 +671,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     private func ensureOpen(_ s: SessionState) throws(JournalError) {
         if s.fd >= 0 { return }
         hold(try disk.openForAppend(s.currentSegmentName, create: false), for: s)
+        counters.reopenedFiles += 1
     }
 
     /// Gives `s` the descriptor `fd`, counted against the budget. Idle descriptors past it are
@@ -679,6 +681,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     private func hold(_ fd: Int32, for s: SessionState) {
         if holders.count >= fdBudget && !noIdleHolder { closeIdle() }
         s.fd = fd
+        s.lastUsedGroup = counters.groups
         holders[s.id] = s
     }
 
@@ -692,11 +695,20 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         s.pending = []
     }
 
-    /// Closes descriptors of sessions outside the group being processed, down to half the budget.
+    /// Closes descriptors of sessions outside the group being processed, down to half the budget,
+    /// those used longest ago first: in hash order, a session written in every group was closed and
+    /// reopened as often as a quiet one. The sort is over the holders (at most the budget) once per
+    /// half a budget of opens.
     private func closeIdle() {
+        let excess = holders.count - fdBudget / 2
+        guard excess > 0 else { return }
         // Chosen first, released after: releasing while iterating would copy the whole dictionary.
-        let idle = Array(holders.values.lazy.filter { !$0.inGroup }.prefix(max(0, holders.count - fdBudget / 2)))
+        var idle = holders.values.filter { !$0.inGroup }
         if idle.isEmpty && !holders.isEmpty { noIdleHolder = true }
+        if idle.count > excess {
+            idle.sort { $0.lastUsedGroup < $1.lastUsedGroup }
+            idle.removeLast(idle.count - excess)
+        }
         for s in idle { release(s) }
     }
 

@@ -18,6 +18,9 @@ final class SessionState {
     var snapshotVersion: Int?
     /// Open descriptor of the current segment, or -1 (closed to stay under the descriptor budget).
     var fd: Int32 = -1
+    /// The writer's group count when this session last opened its descriptor or was written:
+    /// the descriptors closed as idle are those used longest ago.
+    var lastUsedGroup = 0
     /// Bytes of the current segment that hold complete records.
     var size: Int
     /// Bytes of the current segment on disk: `size`, then zeros written ahead (see `preallocate`).
