@@ -8,7 +8,8 @@
 # its AOF in the same file system, and `redis-benchmark -t incr -c 64 -n REQUESTS` (default 300000,
 # the invocation of ../shared/bench/redis-anchor.sh) under cpu-account.py. Prints every run with its
 # NOISE line, each round's ratio, and the medians. Holds BENCH_LOCK (default /tmp/bench.lock) for the
-# whole run. MODES="always batch never" adds the other policies to every round.
+# whole run. MODES="always batch never" adds the other policies to every round. Beside each run,
+# scripts/cpu-split.py samples the server's user and system CPU, printed per request at the end.
 # NETNS=1 runs everything in a fresh network namespace, loopback only (scripts/netns.sh says why).
 # Installs wrk, redis-server and curl if missing. Output: stdout and bench-results/fsync-<time>.log.
 set -euo pipefail
@@ -46,9 +47,13 @@ storehouse_run() { # mode round
   dir=$(mktemp -d "$ROOT/bench-results/data.XXXXXX"); port=$(free_port)
   "$SERVER" --data-dir "$dir" --fsync "$1" --port "$port" --access-log false 2>/dev/null & PID=$!
   wait_http "$port"
+  # The split is sampled inside the timed run: after the set-up and the 1 s warm-up, 1.5 s before its end.
+  python3 "$ROOT/scripts/cpu-split.py" "$PID" 2 "$(python3 -c "print(max(1.0, float('${DURATION%s}') - 1.5))")" > "$dir.cpu" &
+  local split=$!
   DURATION="$DURATION" WARMUP=1s WORKLOADS=post python3 "$BENCH/cpu-account.py" --pid "$PID" -- \
     "$BENCH/http-bench.sh" "http://127.0.0.1:$port" | grep -E '^(RESULT|NOISE)' | sed "s/^/storehouse-$1-r$2 /"
-  stop; rm -rf "$dir"
+  wait "$split"; sed "s/^/storehouse-$1-r$2 /" "$dir.cpu"
+  stop; rm -rf "$dir" "$dir.cpu"
 }
 
 redis_run() { # round
@@ -57,11 +62,14 @@ redis_run() { # round
   redis-server --bind 127.0.0.1 --port "$port" --save '' --dir "$dir" --daemonize no --appendonly yes \
     --appendfsync always --appendfilename anchor.aof --logfile "$dir/redis.log" & PID=$!
   wait_redis "$port"
+  python3 "$ROOT/scripts/cpu-split.py" "$PID" 0.5 2 > "$dir.cpu" &
+  local split=$!
   python3 "$BENCH/cpu-account.py" --pid "$PID" -- sh -c \
     "redis-benchmark -h 127.0.0.1 -p $port -t incr -c 64 -n $REQUESTS -q --csv | grep '^\"INCR\"' | tr -d '\"' |
      awk -F, '{print \"RESULT workload=redis-incr-aof-always req_s=\" \$2 \" p50_ms=\" \$5 \" p99_ms=\" \$7}'" | sed "s/^/redis-always-r$1 /"
+  wait "$split"; sed "s/^/redis-always-r$1 /" "$dir.cpu"
   redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true; wait "$PID" 2>/dev/null || true; PID=""
-  rm -rf "$dir"
+  rm -rf "$dir" "$dir.cpu"
 }
 
 {
@@ -75,10 +83,12 @@ redis_run() { # round
 python3 - "$LOG" "$MODES" <<'EOF' | tee -a "$LOG"
 import re, statistics, sys
 log, modes = sys.argv[1], sys.argv[2].split()
-rates = {}
+rates, split = {}, {}
 for line in open(log):
     m = re.match(r'(\S+)-r(\d+) RESULT .*req_s=([\d.]+)', line)
     if m: rates.setdefault(m.group(1), {})[int(m.group(2))] = float(m.group(3))
+    m = re.match(r'(\S+)-r(\d+) CPU user_cores=([\d.]+) sys_cores=([\d.]+)', line)
+    if m: split.setdefault(m.group(1), {})[int(m.group(2))] = (float(m.group(3)), float(m.group(4)))
 redis = rates.get('redis-always', {})
 print("== medians (req/s) and per-round ratios to Redis appendfsync always")
 for name, runs in sorted(rates.items()):
@@ -88,4 +98,10 @@ for name, runs in sorted(rates.items()):
         if ratios:
             line += f"; ratio per round {', '.join(f'{x:.2f}' for x in ratios)}; median ratio {statistics.median(ratios):.2f}"
     print(line)
+print("== the server's CPU per request (µs, median over rounds; its cores in the timed run / req/s)")
+for name, runs in sorted(split.items()):
+    per = [(u / rates[name][r] * 1e6, k / rates[name][r] * 1e6) for r, (u, k) in runs.items() if rates.get(name, {}).get(r)]
+    if per:
+        user, kernel = statistics.median(p[0] for p in per), statistics.median(p[1] for p in per)
+        print(f"{name}: user {user:.2f}, system {kernel:.2f}, total {statistics.median(p[0] + p[1] for p in per):.2f}")
 EOF
