@@ -18,7 +18,7 @@ final class PreallocationTests: XCTestCase {
         let j = try openJournal(dir, fsync: .always, sessions: ["s"], meta: bytes("meta"))
         for v in 1...20 { XCTAssertNoThrow(try appendSync(j, "s", [(v, "record \(v)")]).get()) }
         let segment = readFile(dir + "/" + FileNames.segment("s", 1))
-        XCTAssertEqual(segment.count % JournalWriter.preallocationChunk, 0, "written ahead to a whole chunk")
+        XCTAssertEqual(segment.count % JournalWriter.firstPreallocationStep, 0, "written ahead to a whole step")
         XCTAssertEqual(segment.last, 0)
 
         let copy = crashCopy(of: dir, self)
@@ -32,6 +32,24 @@ final class PreallocationTests: XCTestCase {
         j.close()
 
         XCTAssertEqual(try recoverAndClose(copy).session("s")?.recordStrings.last, "after the crash")
+    }
+
+    /// The space written ahead grows with what a session writes: a session of one small record
+    /// carries a page of zeros, not a whole chunk, and a busy one reaches the chunk.
+    func testTheSpaceWrittenAheadGrowsWithTheSession() throws {
+        let dir = makeTempDirectory(self)
+        let j = try openJournal(dir, fsync: .always, sessions: ["small", "busy"])
+        defer { j.close() }
+        XCTAssertNoThrow(try appendSync(j, "small", [(1, "one")]).get())
+        XCTAssertEqual(readFile(dir + "/" + FileNames.segment("small", 1)).count, JournalWriter.firstPreallocationStep)
+
+        let record = String(repeating: "b", count: 8_000)
+        for v in 1...80 { XCTAssertNoThrow(try appendSync(j, "busy", [(v, record)]).get()) }
+        let busy = readFile(dir + "/" + FileNames.segment("busy", 1))
+        let data = busy.count - busy.reversed().prefix { $0 == 0 }.count
+        XCTAssertGreaterThan(data, 80 * 8_000)
+        XCTAssertEqual(busy.count % JournalWriter.preallocationChunk, 0, "the steps grew to the whole chunk")
+        XCTAssertLessThanOrEqual(busy.count, data + JournalWriter.preallocationChunk)
     }
 
     func testATornRecordBeforeTheZeroTailIsDropped() throws {

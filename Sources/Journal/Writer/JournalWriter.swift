@@ -646,12 +646,18 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     /// Overwriting bytes the file already has lets `fdatasync` skip the inode (the file's size
     /// does not change), which measured 0.23 ms instead of 0.41 ms per sync and 40% less CPU on
     /// this machine. Recovery reads a zero tail as the end of the records.
+    ///
+    /// A session's first step is one page, and each step doubles the next up to this chunk, so the
+    /// zeros a segment carries are at most about what its session has written: a whole chunk for
+    /// every session held 2.5 GB of zeros for 10,000 sessions of one action each until shutdown.
     static let preallocationChunk = 256 << 10
+    static let firstPreallocationStep = 4 << 10
     private static let zeros = [UInt8](repeating: 0, count: preallocationChunk)
 
     private func preallocate(_ s: SessionState, through end: Int) throws(JournalError) {
         guard policy == .always, end > s.allocated else { return }
-        let target = (end / Self.preallocationChunk + 1) * Self.preallocationChunk
+        let step = s.preallocationStep
+        let target = (end / step + 1) * step
         var offset = max(s.allocated, s.size)
         while offset < target {
             let count = min(Self.zeros.count, target - offset)
@@ -659,6 +665,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
             offset += count
         }
         s.allocated = target
+        // Kept across segments: a busy session's next segment starts at the step it reached.
+        s.preallocationStep = min(Self.preallocationChunk, step * 2)
     }
 
     /// Cuts a segment's zero tail off (before it stops being the newest, and at close).

@@ -25,6 +25,9 @@ final class SessionState {
     var size: Int
     /// Bytes of the current segment on disk: `size`, then zeros written ahead (see `preallocate`).
     var allocated = 0
+    /// How far the next write ahead reaches past the records: it doubles with each one, up to
+    /// `JournalWriter.preallocationChunk`.
+    var preallocationStep = JournalWriter.firstPreallocationStep
     var lastVersion: Int?
     /// Bytes of the current segment known to be on disk (`batch`'s group-end frames record it).
     var syncedSize = 0
