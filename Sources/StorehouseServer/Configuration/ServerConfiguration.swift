@@ -21,6 +21,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var subscriberBufferBytes = 1 << 20
     public var shutdownGraceSeconds = 10
     public var accessLog = true
+    /// This node's id in a cluster (API.md "Cluster"): new session ids are `<nodeID>.<random>`;
+    /// nil for a single server.
+    public var nodeID: String?
     /// Bytes of first answers a session keeps for its `Idempotency-Key`s (no flag: a bound,
     /// not a setting; tests lower it).
     var idempotencyAnswerBudget = IdempotencyCache.defaultAnswerBudget
