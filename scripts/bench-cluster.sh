@@ -75,7 +75,7 @@ run() {  # LABEL URL SESSIONS METHOD ROUND
   SESSIONS=$3 METHOD=$4 WORKLOAD=$label wrk -t"$THREADS" -c"$CONNECTIONS" -d1s -s "$LUA" "$2" >/dev/null
   local load; load=$(cut -d' ' -f1-3 /proc/loadavg)
   SESSIONS=$3 METHOD=$4 WORKLOAD=$label wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$LUA" "$2" \
-    | grep '^RESULT' | sed "s/\$/ round=$5 load=${load// /\/}/" | tee -a "$RESULTS"
+    | grep "^RESULT" | sed "s|\$| round=$5 load=${load// /,}|" | tee -a "$RESULTS"
 }
 
 echo "# $PROG: nodes $MODE, nginx $("$NGINX" -v 2>&1 | sed 's/.*\///') with ${NGINX_WORKERS:-2} workers, wrk -t$THREADS -c$CONNECTIONS -d$DURATION, $ROUNDS rounds, $(nproc) cores"
@@ -110,5 +110,6 @@ for method in ("post", "get"):
             w, len(rows[w]), rps, median(w, "p50_ms"), median(w, "p99_ms"),
             sum(int(r["non2xx"]) + int(r["sock_errors"]) for r in rows[w]),
             rps / median("direct-" + method, "req_s"), rps / median("nginx-1x3-" + method, "req_s")))
-print("\nloads (1/5/15 min) during the runs: " + ", ".join(sorted({r["load"] for rs in rows.values() for r in rs})[:6]) + " …")
+loads = sorted(float(r["load"].split(",")[0]) for rs in rows.values() for r in rs)
+print("\n1-minute load average during the runs: %.1f to %.1f (median %.1f)" % (loads[0], loads[-1], statistics.median(loads)))
 EOF
