@@ -1,4 +1,4 @@
-/// Everything the server can be told at start, with the defaults of API.md ("Configuration").
+/// Everything the server can be told at start, with the defaults of the README's configuration table.
 ///
 /// Built from flags and environment variables by ``ServerConfiguration/parse(arguments:environment:)``;
 /// a flag wins over its variable.

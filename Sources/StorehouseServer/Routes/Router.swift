@@ -3,7 +3,7 @@ import StoreCore
 import StoreKinds
 import Synchronization
 
-/// The routes of API.md: maps a parsed request to the operations and the sessions.
+/// The routes of docs/API.md: maps a parsed request to the operations and the sessions.
 ///
 /// It runs on the engine's I/O thread. Everything it does there is short — parse
 /// a body, take a session's lock, apply one reducer, encode the answer — and an
@@ -250,7 +250,7 @@ final class Router: HTTPHandler {
         return false
     }
 
-    /// API.md "Sessions and access": 404 for an unknown id whatever the token, then 401 for a missing or wrong token.
+    /// docs/API.md "Authentication": 404 for an unknown id whatever the token, then 401 for a missing or wrong token.
     /// The session a path names; a malformed id is never looked up.
     private func session(named id: String) -> Session? {
         Secrets.isWellFormedID(id) ? registry.lookup(id) : nil
