@@ -5,10 +5,11 @@
 
 Checks, each in both directions where both sides list things:
   routes    every operation of openapi.yaml (method + path, OPTIONS and HEAD aside: docs/API.md
-            covers those once, under Conventions) has a heading "### `METHOD /path`" in
-            docs/API.md, and every such heading is an operation of openapi.yaml;
+            covers those once, under Conventions) has a heading "### `METHOD /path`" and a row of
+            the Routes table in docs/API.md, and every such heading is an operation of openapi.yaml;
   problems  the slugs of openapi.yaml's ProblemSlug enum, the rows of docs/API.md's
             "## Problem types" table and the entries of the server's ProblemCatalog are the same;
+  metrics   every metric the server exposes (`# TYPE storehouse_…` in the code) is named in docs/API.md;
   events    every SSE event openapi.yaml names (`event: { const: X }`) is in docs/API.md as
             "event: X", and every "event: X" row of its "## Events" table is in openapi.yaml;
   flags     every flag in ServerConfiguration.options is a row of docs/API.md's "## Flags" table
@@ -97,6 +98,18 @@ def main():
     differ("the route", {f"{m} {p}" for m, p in spec_routes}, {f"{m} {p}" for m, p in doc_routes}, "openapi.yaml",
            lambda r: "describe it under paths: (or drop the section from docs/API.md if the server does not serve it)")
 
+    table = {(m.group(1), m.group(2)) for m in re.finditer(r"^\|\s*\[?`([A-Z]+) (/[^`\s]*)`", section(api, "Routes") or "", re.M)}
+    differ("the Routes table row", {f"{m} {p}" for m, p in table}, {f"{m} {p}" for m, p in doc_routes}, "docs/API.md",
+           lambda r: f'add "| [`{r}`](#anchor) | what it does |" to the table at the top of "## Routes"')
+
+    # Metrics.
+    metrics = set()
+    for swift in sorted(SOURCES.rglob("*.swift")):
+        metrics.update(re.findall(r"# TYPE (storehouse_[a-z0-9_]+)", read(swift)))
+    doc_metrics = set(re.findall(r"`(storehouse_[a-z0-9_]+)`", api))
+    differ("the metric", doc_metrics, metrics, "docs/API.md",
+           lambda n: f'add a row "| `{n}` | type: meaning | labels |" to the metrics table under GET /metrics')
+
     # Problem types.
     spec_slugs = openapi_slugs(spec)
     doc_slugs = first_column_codes(section(api, "Problem types"), r"[a-z]+(-[a-z]+)*")
@@ -149,7 +162,7 @@ def main():
         for p in problems:
             print("  - " + p)
         return 1
-    print(f"check-docs: {len(spec_routes)} routes, {len(spec_slugs)} problem types, {len(spec_events)} events "
+    print(f"check-docs: {len(spec_routes)} routes, {len(spec_slugs)} problem types, {len(spec_events)} events, {len(metrics)} metrics "
           f"and {len(flags)} flags agree across openapi.yaml, docs/API.md, README.md and the code")
     return 0
 
