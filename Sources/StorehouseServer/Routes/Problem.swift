@@ -16,7 +16,7 @@ struct Problem: Error, Sendable {
     init(_ status: Int, _ slug: String, _ detail: String, extra: [(String, JSONValue)] = [], headers: [(String, String)] = []) {
         self.status = status
         self.slug = slug
-        self.detail = detail
+        self.detail = Problem.clipped(detail, to: Problem.detailCharacters)
         self.extra = extra
         self.headers = headers
     }

@@ -26,7 +26,7 @@ extension Router {
             if let given = object["state"], given != .null { state = given }
         }
         guard let kind = KindRegistry.kind(named: kindName) else {
-            return exchange.send(Problem(422, "unknown-kind", "no store kind is called '\(kindName)'",
+            return exchange.send(Problem(422, "unknown-kind", "no store kind is called '\(Problem.quote(kindName))'",
                                          extra: [("validKinds", .array(KindRegistry.all.map { .string($0.name) }))]))
         }
         registry.create(kind: kind, state: state) { result in
@@ -59,7 +59,7 @@ extension Router {
         var version: Int?
         if let text = query.first(where: { $0.name == "version" })?.value {
             guard let parsed = Self.decimal(text) else {
-                return exchange.send(Problem(400, "invalid-query", "version must be an integer from 0 to \(Int.max), got '\(text)'"))
+                return exchange.send(Problem(400, "invalid-query", "version must be an integer from 0 to \(Int.max), got '\(Problem.quote(text))'"))
             }
             version = parsed
         }
@@ -67,7 +67,7 @@ extension Router {
         var pointerText = ""
         if let text = query.first(where: { $0.name == "path" })?.value {
             do { pointer = try JSONPointer(text) } catch {
-                return exchange.send(Problem(400, "invalid-query", "path is not an RFC 6901 JSON Pointer: '\(text)'"))
+                return exchange.send(Problem(400, "invalid-query", "path is not an RFC 6901 JSON Pointer: '\(Problem.quote(text))'"))
             }
             pointerText = text
         }
@@ -87,7 +87,7 @@ extension Router {
                     return Self.sendUnlessNotModified(JSONAnswer.state(version: version, state: stateBytes), of: version, ifNoneMatch, exchange)
                 }
                 guard let range = JSONPointer.locate(pointer.tokens[...], in: stateBytes) else {
-                    return exchange.send(Problem(404, "path-not-found", "nothing is at '\(pointerText)' in the state at version \(version)"))
+                    return exchange.send(Problem(404, "path-not-found", "nothing is at '\(Problem.quote(pointerText))' in the state at version \(version)"))
                 }
                 Self.sendUnlessNotModified(Self.pointerAnswer(version: version, path: pointerText, value: stateBytes[range]), of: version, ifNoneMatch, exchange)
             }
@@ -95,7 +95,7 @@ extension Router {
             let pointerText = pointerText
             @Sendable func answer(_ current: Int, _ value: [UInt8]?) {
                 guard let value else {
-                    return exchange.send(Problem(404, "path-not-found", "nothing is at '\(pointerText)' in the state"))
+                    return exchange.send(Problem(404, "path-not-found", "nothing is at '\(Problem.quote(pointerText))' in the state"))
                 }
                 Self.sendUnlessNotModified(Self.pointerAnswer(version: current, path: pointerText, value: value), of: current, ifNoneMatch, exchange)
             }
@@ -144,13 +144,13 @@ extension Router {
         var limit = 100
         if let text = query.first(where: { $0.name == "since" })?.value {
             guard let value = Self.decimal(text) else {
-                return exchange.send(Problem(400, "invalid-query", "since must be an integer from 0 to \(Int.max), got '\(text)'"))
+                return exchange.send(Problem(400, "invalid-query", "since must be an integer from 0 to \(Int.max), got '\(Problem.quote(text))'"))
             }
             since = value
         }
         if let text = query.first(where: { $0.name == "limit" })?.value {
             guard let value = Self.decimal(text), value >= 1 else {
-                return exchange.send(Problem(400, "invalid-query", "limit must be an integer from 1 to \(Int.max), got '\(text)'"))
+                return exchange.send(Problem(400, "invalid-query", "limit must be an integer from 1 to \(Int.max), got '\(Problem.quote(text))'"))
             }
             limit = min(value, 1_000)
         }
@@ -259,7 +259,7 @@ extension Router {
         var resumeAfter: Int?
         if let text = request.queryItems().first(where: { $0.name == "since" })?.value {
             guard let value = Self.decimal(text) else {
-                return exchange.send(Problem(400, "invalid-query", "since must be an integer from 0 to \(Int.max), got '\(text)'"))
+                return exchange.send(Problem(400, "invalid-query", "since must be an integer from 0 to \(Int.max), got '\(Problem.quote(text))'"))
             }
             resumeAfter = value
         }
