@@ -54,6 +54,9 @@ public struct HTTPRequestParser: Sendable {
     var connectionKeepAlive = false
     var expectContinue = false
     var hostCount = 0
+    /// The header block's empty line was reached: every header field of the request is in
+    /// `headers` (a refusal after this saw them all, one before may have missed `Origin`).
+    private(set) var headerBlockComplete = false
     var body: [UInt8] = []
 
     public init(limits: HTTPParserLimits = HTTPParserLimits()) {
@@ -377,6 +380,7 @@ public struct HTTPRequestParser: Sendable {
     }
 
     mutating func finishHead() -> LineOutcome {
+        headerBlockComplete = true
         // RFC 9112 §3.2: a 1.1 request without exactly one Host, or any request with several, gets 400.
         if (version == .http1_1 && hostCount != 1) || hostCount > 1 {
             return .failure(.badRequest(hostCount == 0 ? "missing Host header" : "more than one Host header"))
@@ -465,6 +469,7 @@ public struct HTTPRequestParser: Sendable {
         connectionKeepAlive = false
         expectContinue = false
         hostCount = 0
+        headerBlockComplete = false
         body = []
     }
 

@@ -444,7 +444,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         var headers = ResponseEncoder.problemHeaders()
         // The parser keeps what it read of a failed request until it is reset.
         let refused = RefusedRequest(status: error.status, method: c.parser.method, target: c.parser.target,
-                                     headers: c.parser.headers)
+                                     headers: c.parser.headers, headerBlockComplete: c.parser.headerBlockComplete)
         for (name, value) in core.handler.engineRefused(refused) { headers.add(name, value) }
         _ = encoder.encode(status: error.status, headers: headers, body: ResponseEncoder.problemBody(error),
                            omitBody: false, close: true, http10KeepAlive: false, into: &c.outbound)

@@ -41,9 +41,10 @@ final class Router: HTTPHandler {
             accessLog.record(method: method, path: path ?? "-", status: refused.status, seconds: 0, now: registry.context.now())
         }
         var headers = HTTPHeaders()
-        if refused.headers.isEmpty {
-            // Refused before any header was read (the request line, the connection limit): whether
-            // a browser sent it is unknown, and `*` lets a page read why if one did.
+        if refused.headers.isEmpty || !refused.headerBlockComplete {
+            // Refused before every header was read (the request line, the connection limit, a
+            // header block too large, 431): whether a browser sent it is unknown, and `*` lets a
+            // page read why if one did.
             CORS.addHeaders(to: &headers)
         } else {
             CORS.addHeaders(for: refused.headers, to: &headers)
