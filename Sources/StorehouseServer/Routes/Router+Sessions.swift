@@ -6,6 +6,7 @@ import StoreKinds
 extension Router {
     /// `POST /sessions`: `{"kind"?: string, "state"?: object}`, an empty body meaning the counter kind.
     func createSession(_ exchange: Exchange) {
+        guard registry.context.memoryBudget.admitsWrites else { return exchange.send(MemoryBudget.refusal) }
         var kindName = "counter"
         var state: JSONValue?
         // Only a body of no bytes means `{}` (what `curl -X POST` sends); whitespace alone is not
@@ -160,6 +161,7 @@ extension Router {
     /// `POST /sessions/{id}/actions`: one FSA or a batch of them.
     func postActions(_ session: Session, _ exchange: Exchange) {
         let request = exchange.request
+        guard registry.context.memoryBudget.admitsWrites else { return exchange.send(MemoryBudget.refusal) }
         let now = registry.context.now()
         let records: [ActionRecord]
         if let record = Self.singleAction(request.body, at: now) {
@@ -167,6 +169,11 @@ extension Router {
         } else {
             guard let parsed = parseActions(request.body, at: now, exchange) else { return }
             records = parsed
+        }
+        // A body within the limit holds no action past it: most are checked by their length alone.
+        if request.body.count > registry.context.maxActionBytes,
+           let problem = Self.oversizedAction(records, limit: registry.context.maxActionBytes) {
+            return exchange.send(problem)
         }
 
         var ifMatch: [EntityTag]?
@@ -200,6 +207,21 @@ extension Router {
         session.submit(ActionSubmission(records: records, ifMatch: ifMatch, idempotency: idempotency, minimal: minimal)) { response in
             exchange.send(response)
         }
+    }
+
+    /// 413 `action-too-large` for the first action whose payload and meta together encode to
+    /// more than `limit` bytes of JSON (`--max-action-bytes`): what one action may make the
+    /// server keep in its history, its journal and its subscribers' streams.
+    static func oversizedAction(_ records: [ActionRecord], limit: Int) -> Problem? {
+        for (index, record) in records.enumerated() {
+            let bytes = (record.payload?.encoded().count ?? 0) + (record.meta?.encoded().count ?? 0)
+            guard bytes > limit else { continue }
+            let batch = records.count > 1
+            return Problem(413, "action-too-large",
+                           (batch ? "action \(index): " : "") + "payload and meta hold \(bytes) bytes of JSON, more than --max-action-bytes (\(limit))",
+                           extra: (batch ? [("index", .int(index))] : []) + [("maxActionBytes", .int(limit))])
+        }
+        return nil
     }
 
     /// The usual body, one FSA object with a string `type`, read without building the object;
