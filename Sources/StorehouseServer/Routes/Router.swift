@@ -127,6 +127,7 @@ final class Router: HTTPHandler {
     private func admit(_ exchange: Exchange, name: String) -> Admitted? {
         let request = exchange.request
         let route = exchange.route
+        if let misdirected = registry.context.routing.misdirection(route: route, method: request.method, id: name) { exchange.send(misdirected); return nil }
         switch (route, Self.method(of: request)) {
         case (.healthz, "GET"): return .healthz
         case (.readyz, "GET"): return .readyz
