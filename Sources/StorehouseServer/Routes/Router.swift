@@ -148,6 +148,8 @@ final class Router: HTTPHandler {
             exchange.send(CORS.optionsAnswer(for: request, allow: Self.serverMethods))
             return nil
         case (.other, _):
+            // The browser's pages and scripts: asked only once every API route has missed.
+            if let page = Inspector.answer(to: request) { exchange.send(page); return nil }
             exchange.send(Problem(404, "not-found", "nothing is served at \(request.path)"))
             return nil
         case (_, "OPTIONS"):
