@@ -29,6 +29,17 @@ final class InspectorRoutesTests: XCTestCase {
             XCTAssertTrue(page.text.contains(#"href="/inspect#new=\#(kind)""#), kind)
         }
         XCTAssertTrue(page.text.contains(#"href="/inspect""#))
+        XCTAssertTrue(page.text.contains("<code>counter/nthPrimeResponse</code>"), "effects' actions are named as such")
+    }
+
+    func testTheHomePageListsTheKindsOfTheKindsAnswer() {
+        let body = Array(#"{"kinds":[{"name":"b<i>","actionTypes":["b/x"],"internalActionTypes":[],"initialState":{}},{"name":"a","actionTypes":[]}]}"#.utf8)
+        let kinds = HomePage.kinds(fromKindsBody: body)
+        XCTAssertEqual(kinds, [.init(name: "b<i>", actionTypes: ["b/x"], internalActionTypes: []),
+                               .init(name: "a", actionTypes: [], internalActionTypes: [])])
+        let page = HomePage.page(kinds: kinds)
+        XCTAssertTrue(page.contains("<h3>b&lt;i&gt;</h3>"), "a kind's name is escaped")
+        XCTAssertLessThan(try XCTUnwrap(page.range(of: "<h3>b&lt;i&gt;</h3>")).lowerBound, try XCTUnwrap(page.range(of: "<h3>a</h3>")).lowerBound)
     }
 
     func testTheInspectorIsOneSelfContainedPageUnderAStrictPolicy() throws {
@@ -113,7 +124,7 @@ final class InspectorRoutesTests: XCTestCase {
         let query = try client.request("GET", "/inspect?token=abc")
         XCTAssertEqual(query.status, 400)
         XCTAssertEqual(query.json["type"] as? String, "/problems/unknown-parameter")
-        XCTAssertEqual(query.json["parameter"] as? String, "token")
+        XCTAssertTrue((query.json["detail"] as? String ?? "").contains("'token'"), query.text)
         for path in ["/inspect/", "/inspect.html", "/client", "/index.html"] {
             XCTAssertEqual(try client.request("GET", path).status, 404, path)
         }

@@ -1,5 +1,4 @@
 import StoreCore
-import StoreKinds
 
 /// `GET /`: what this server is. A browser gets a page with the kinds and a way into the
 /// inspector; any other client gets JSON with the links to follow.
@@ -32,10 +31,32 @@ enum HomePage {
         "health":"/healthz","ready":"/readyz","metrics":"/metrics"}}
         """)
 
-    static let html = StaticAsset(contentType: "text/html; charset=utf-8", text: page(kinds: KindRegistry.all),
-                                  extraHeaders: Inspector.pageHeaders)
+    /// A kind as the page shows it.
+    struct KindSummary: Equatable {
+        let name: String
+        let actionTypes: [String]
+        let internalActionTypes: [String]
+    }
 
-    static func page(kinds: [any StoreKind]) -> String {
+    /// The kinds in the `GET /kinds` answer, in its order (the server's own bytes, so never malformed;
+    /// a member that is not there shows as none).
+    static func kinds(fromKindsBody body: [UInt8]) -> [KindSummary] {
+        guard case .array(let kinds)? = (try? JSONReader.parse(body))?["kinds"] else { return [] }
+        func strings(_ value: JSONValue?) -> [String] {
+            guard case .array(let items)? = value else { return [] }
+            return items.compactMap { if case .string(let s) = $0 { return s } else { return nil } }
+        }
+        return kinds.compactMap { kind in
+            guard case .string(let name)? = kind["name"] else { return nil }
+            return KindSummary(name: name, actionTypes: strings(kind["actionTypes"]), internalActionTypes: strings(kind["internalActionTypes"]))
+        }
+    }
+
+    static func html(kinds: [KindSummary]) -> StaticAsset {
+        StaticAsset(contentType: "text/html; charset=utf-8", text: page(kinds: kinds), extraHeaders: Inspector.pageHeaders)
+    }
+
+    static func page(kinds: [KindSummary]) -> String {
         var cards = ""
         for kind in kinds {
             let name = escape(kind.name)
@@ -48,7 +69,6 @@ enum HomePage {
                   <header><h3>\(name)</h3><a class="button" href="/inspect#new=\(name)">New session</a></header>
                   <ul class="actions">\(actions)</ul>
                   \(effects)
-                  <details><summary>Initial state</summary><pre>\(escape(String(decoding: kind.initialState.encoded(), as: UTF8.self)))</pre></details>
                 </article>
 
                 """

@@ -8,14 +8,23 @@ import HTTPEngine
 /// request never reaches this code, and none of it is on the API's request path.
 ///
 /// ```swift
-/// if let answer = Inspector.answer(to: request) { exchange.send(answer) }
+/// let inspector = Inspector(kindsBody: kindsBody)   // the answer of GET /kinds
+/// if let answer = inspector.answer(to: request) { exchange.send(answer) }
 /// ```
-enum Inspector {
+struct Inspector: Sendable {
     /// The methods every path here answers.
     static let allow = "GET, HEAD, OPTIONS"
 
+    /// `/` for browsers: it lists the server's kinds, so it is made once the kinds are known.
+    let homePage: StaticAsset
+
+    /// `kindsBody` is the `GET /kinds` answer: the home page lists what it lists.
+    init(kindsBody: [UInt8]) {
+        homePage = HomePage.html(kinds: HomePage.kinds(fromKindsBody: kindsBody))
+    }
+
     /// The answer when `request`'s path is one of the browser's, nil otherwise.
-    static func answer(to request: HTTPRequest) -> HTTPResponse? {
+    func answer(to request: HTTPRequest) -> HTTPResponse? {
         let path = request.path
         guard let asset = asset(at: path, accept: request.headers.combined("Accept")) else { return nil }
         switch request.method {
@@ -23,25 +32,24 @@ enum Inspector {
             break
         case "OPTIONS":
             var headers = HTTPHeaders()
-            headers.add("Allow", allow)
+            headers.add("Allow", Self.allow)
             return HTTPResponse(status: 204, headers: headers, body: [])
         default:
-            return Problem(405, "method-not-allowed", "\(request.method) is not allowed here; use \(allow)",
-                           headers: [("Allow", allow)]).response()
+            return Problem(405, "method-not-allowed", "\(request.method) is not allowed here; use \(Self.allow)",
+                           headers: [("Allow", Self.allow)]).response()
         }
         // The page reads the session from the fragment, which never reaches a server; a query
         // (where a token would land in logs and history) is refused rather than silently dropped.
         if let name = request.queryItems().first?.name {
             return Problem(400, "unknown-parameter", "\(path) takes no query parameter, and '\(name)' was given; "
-                           + "the inspector reads the session from the fragment: /inspect#id=<id>&token=<token>",
-                           extra: [("parameter", .string(name))]).response()
+                           + "the inspector reads the session from the fragment: /inspect#id=<id>&token=<token>").response()
         }
         return asset.response(for: request, vary: path == "/" ? "Accept" : nil)
     }
 
-    private static func asset(at path: String, accept: String?) -> StaticAsset? {
+    private func asset(at path: String, accept: String?) -> StaticAsset? {
         switch path {
-        case "/": return HomePage.prefersHTML(accept: accept) ? HomePage.html : HomePage.json
+        case "/": return HomePage.prefersHTML(accept: accept) ? homePage : HomePage.json
         case "/inspect": return InspectorPage.html
         case "/inspect.css": return InspectorStyle.css
         case "/inspect.js": return InspectorScript.js

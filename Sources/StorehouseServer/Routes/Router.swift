@@ -16,6 +16,7 @@ final class Router: HTTPHandler {
     let accessLog: AccessLog
     let readiness: Readiness
     let kindsBody: [UInt8]
+    let inspector: Inspector
 
     init(registry: SessionRegistry, metrics: Metrics, accessLog: AccessLog, readiness: Readiness) {
         self.registry = registry
@@ -23,6 +24,7 @@ final class Router: HTTPHandler {
         self.accessLog = accessLog
         self.readiness = readiness
         kindsBody = Router.encodeKinds(environment: registry.context.effectEnvironment)
+        inspector = Inspector(kindsBody: kindsBody)
     }
 
     /// The loop's appends of this iteration go to the journal as one group.
@@ -149,7 +151,7 @@ final class Router: HTTPHandler {
             return nil
         case (.other, _):
             // The browser's pages and scripts: asked only once every API route has missed.
-            if let page = Inspector.answer(to: request) { exchange.send(page); return nil }
+            if let page = inspector.answer(to: request) { exchange.send(page); return nil }
             exchange.send(Problem(404, "not-found", "nothing is served at \(request.path)"))
             return nil
         case (_, "OPTIONS"):
