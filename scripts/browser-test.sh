@@ -17,10 +17,11 @@ skip() { echo "browser-test: SKIPPED: $*" >&2; exit 0; }
 
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
   if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-    # Another apt may hold the lock for a while (a shared machine, unattended upgrades): wait for it.
+    # Another apt may hold the lock for a while (a shared machine, unattended upgrades): wait for
+    # it, up to 5 minutes; any other failure (no network, no such package) is final.
     for _ in $(seq 60); do
-      if apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1; then break; fi
-      sleep 5
+      if output=$( { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; } 2>&1 ); then break; fi
+      case "$output" in *"Could not get lock"*|*"Unable to acquire"*|*"is held by process"*) sleep 5 ;; *) echo "$output" | tail -3 >&2; break ;; esac
     done
   fi
   command -v chromium >/dev/null && command -v chromedriver >/dev/null \

@@ -121,7 +121,7 @@ function onEvent(state, event) {
 
 function setStatus(status, reason = "") {
   const badge = $("#status");
-  badge.textContent = status;
+  badge.textContent = status === "idle" ? "not connected" : status;
   badge.dataset.state = status;
   badge.title = reason ? `${status}: ${reason}` : status;
 }
