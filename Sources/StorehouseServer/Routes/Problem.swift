@@ -67,6 +67,7 @@ enum ProblemCatalog {
         "internal-error": ("Internal Error", "The server failed in a way it did not expect; nothing changed. The server log has the details."),
         "replay-failed": ("Replay Failed", "The state at that version could not be rebuilt from the kept history."),
         "invalid-query": ("Invalid Query Parameter", "A query parameter is not a value this route accepts."),
+        "unknown-parameter": ("Unknown Parameter", "The route takes no query parameter of this name; detail names it."),
         "invalid-state": ("Invalid State", "The given state does not decode as the kind's State."),
         "unknown-kind": ("Unknown Kind", "No store kind has this name; validKinds lists them."),
         "session-not-found": ("Session Not Found", "No session has this id."),

@@ -16,6 +16,7 @@ final class Router: HTTPHandler {
     let accessLog: AccessLog
     let readiness: Readiness
     let kindsBody: [UInt8]
+    let inspector: Inspector
 
     init(registry: SessionRegistry, metrics: Metrics, accessLog: AccessLog, readiness: Readiness) {
         self.registry = registry
@@ -23,6 +24,7 @@ final class Router: HTTPHandler {
         self.accessLog = accessLog
         self.readiness = readiness
         kindsBody = Router.encodeKinds(environment: registry.context.effectEnvironment)
+        inspector = Inspector(kindsBody: kindsBody)
     }
 
     /// The loop's appends of this iteration go to the journal as one group.
@@ -150,6 +152,8 @@ final class Router: HTTPHandler {
             exchange.send(CORS.optionsAnswer(for: request, allow: Self.serverMethods))
             return nil
         case (.other, _):
+            // The browser's pages and scripts: asked only once every API route has missed.
+            if let page = inspector.answer(to: request) { exchange.send(page); return nil }
             exchange.send(Problem(404, "not-found", "nothing is served at \(Problem.quote(request.path))"))
             return nil
         case (_, "OPTIONS"):
