@@ -3,7 +3,7 @@ import HTTPEngine
 import StorehouseServer
 
 // storehouse: parse flags, then serve until SIGTERM or SIGINT, then shut down gracefully.
-let version = "storehouse 0.1.0"
+let version = "\(ServerInfo.name) \(ServerInfo.version)"
 
 let request: LaunchRequest
 do {
