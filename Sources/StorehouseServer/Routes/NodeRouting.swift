@@ -8,8 +8,9 @@ import Foundation
 ///
 /// ```swift
 /// let routing = NodeRouting(node: "web-1")
-/// routing.newSessionID()                    // "web-1.3q2-7wBqT0uX2mYw9bZ1Qg"
-/// routing.misdirection(for: "web-2.3q2-7w…") // 421 misdirected-request, "node": "web-2"
+/// routing.newSessionID()                                  // "web-1.3q2-7wBqT0uX2mYw9bZ1Qg"
+/// routing.misdirection(for: "web-2.3q2-7wBqT0uX2mYw9bZ1Qg") // 421 misdirected-request, "node": "web-2"
+/// routing.misdirection(for: "3q2-7wBqT0uX2mYw9bZ1Qg")       // nil: made before the node had an id
 /// ```
 struct NodeRouting: Sendable {
     /// This node's id; nil when it has none (a single server).
