@@ -2,7 +2,7 @@ import SessionCore
 import XCTest
 
 /// The durable and published versions, the appends in flight, and the epoch a rollback starts.
-final class DurabilityTests: XCTestCase {
+final class VersionDurabilityTests: XCTestCase {
     func testAnAppendMadeDurableIsPublishedOnce() {
         var durability = Durability(version: 4)
         let epoch = durability.appendStarted()
