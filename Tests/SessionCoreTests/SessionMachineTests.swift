@@ -79,7 +79,7 @@ final class SessionMachineTests: XCTestCase {
             $0.parked = 0
         }
         machine.send(.submit(5, key: nil, head: 2, now: 0), [.reply(5, .headStuck)])
-        machine.send(.read("GET third", version: 2, head: 2, at: later), [.readAgain("GET third")])
+        machine.send(.read("GET third", version: 2, head: 2, at: later), [.refuseRead("GET third", .headStuck)])
     }
 
     /// A repeat while the first request is in flight waits for its answer; once durable, a repeat
@@ -132,7 +132,7 @@ final class SessionMachineTests: XCTestCase {
             $0.durable = 1
             $0.parked = 1
         }
-        machine.send(.tick(now: start + .seconds(2), deadline: .seconds(1)), [.expireRead("r2")]) { $0.parked = 0 }
+        machine.send(.tick(now: start + .seconds(2), deadline: .seconds(1)), [.refuseRead("r2", .notDurableInTime)]) { $0.parked = 0 }
     }
 
     /// A delete sends every parked read back (to find the session gone) and answers the waiting
@@ -150,6 +150,6 @@ final class SessionMachineTests: XCTestCase {
         }
         machine.send(.appendAnswered(1, versions: 1...1, key: "k", epoch: 0, durable: true, head: 1), [.reply(1, .notFound)]) { $0.inFlight = 0 }
         machine.send(.submit(3, key: nil, head: 1, now: 0), [.reply(3, .notFound)])
-        machine.send(.read("late", version: 0, head: 1, at: later), [.readAgain("late")])
+        machine.send(.read("late", version: 0, head: 1, at: later), [.refuseRead("late", .notFound)])
     }
 }

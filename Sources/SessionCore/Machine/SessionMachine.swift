@@ -71,8 +71,9 @@ public struct SessionMachine<Answer: LedgerAnswer, Read> {
         case answerRead(Read)
         /// Read again: its version was rolled back, the session deleted, or the head is stuck.
         case readAgain(Read)
-        /// Answer a read that waited past the deadline: not durable in time.
-        case expireRead(Read)
+        /// Answer a read with a refusal instead: the session is gone, the head stuck, or the read
+        /// waited past the deadline.
+        case refuseRead(Read, Outcome)
     }
 
     /// What a request is answered, as a domain value; the routes make it an HTTP response.
@@ -89,6 +90,8 @@ public struct SessionMachine<Answer: LedgerAnswer, Read> {
         case journalUnavailable
         /// The head is ahead of the journal with nothing in flight to make it durable.
         case headStuck
+        /// A read waited past the deadline for its version to be durable (the disk is slow).
+        case notDurableInTime
         case notFound
     }
 
@@ -104,16 +107,17 @@ public struct SessionMachine<Answer: LedgerAnswer, Read> {
         case .appendAnswered(let request, let versions, let key, let epoch, let durable, let head):
             appendAnswered(request, versions, key: key, epoch: epoch, durable: durable, head: head, emit)
         case .read(let read, let version, let head, let at):
-            if deleted || version <= durability.durableVersion {
-                // A deleted session's read finds it gone when it reads again.
-                emit(deleted ? .readAgain(read) : .answerRead(read))
+            if deleted {
+                emit(.refuseRead(read, .notFound))
+            } else if version <= durability.durableVersion {
+                emit(.answerRead(read))
             } else if durability.isStuck(head: head) {
-                emit(.readAgain(read))
+                emit(.refuseRead(read, .headStuck))
             } else {
                 parked.park(read, version: version, at: at)
             }
         case .tick(let now, let deadline):
-            for read in parked.expire(now: now, deadline: deadline) { emit(.expireRead(read)) }
+            for read in parked.expire(now: now, deadline: deadline) { emit(.refuseRead(read, .notDurableInTime)) }
         case .delete:
             deleted = true
             for read in parked.takeAll() { emit(.readAgain(read)) }
