@@ -2,7 +2,7 @@ import HTTPEngine
 import StoreCore
 import StoreKinds
 
-/// The routes of API.md: maps a parsed request to the operations and the sessions.
+/// The routes of docs/API.md: maps a parsed request to the operations and the sessions.
 ///
 /// It runs on the engine's I/O thread. Everything it does there is short — parse
 /// a body, take a session's lock, apply one reducer, encode the answer — and an
@@ -40,9 +40,10 @@ final class Router: HTTPHandler {
             accessLog.record(method: method, path: path ?? "-", status: refused.status, seconds: 0, now: registry.context.now())
         }
         var headers = HTTPHeaders()
-        if refused.headers.isEmpty {
-            // Refused before any header was read (the request line, the connection limit): whether
-            // a browser sent it is unknown, and `*` lets a page read why if one did.
+        if refused.headers.isEmpty || !refused.headerBlockComplete {
+            // Refused before every header was read (the request line, the connection limit, a
+            // header block too large, 431): whether a browser sent it is unknown, and `*` lets a
+            // page read why if one did.
             CORS.addHeaders(to: &headers)
         } else {
             CORS.addHeaders(for: refused.headers, to: &headers)
@@ -150,7 +151,7 @@ final class Router: HTTPHandler {
             exchange.send(CORS.optionsAnswer(for: request, allow: Endpoint.serverMethods))
             return nil
         case (.other, _):
-            exchange.send(Problem(404, "not-found", "nothing is served at \(request.path)"))
+            exchange.send(Problem(404, "not-found", "nothing is served at \(Problem.quote(request.path))"))
             return nil
         case (_, "OPTIONS"):
             // A preflight carries no token, so only existence is checked: an unknown or deleted
@@ -170,7 +171,7 @@ final class Router: HTTPHandler {
             return .preflight
         default:
             let allow = Endpoint.allow(route)
-            exchange.send(Problem(405, "method-not-allowed", "\(request.method) is not allowed here; use \(allow)", headers: [("Allow", allow)]))
+            exchange.send(Problem(405, "method-not-allowed", "\(Problem.quote(request.method)) is not allowed here; use \(allow)", headers: [("Allow", allow)]))
             return nil
         }
     }
@@ -237,7 +238,7 @@ final class Router: HTTPHandler {
         return false
     }
 
-    /// API.md "Sessions and access": 404 for an unknown id whatever the token, then 401 for a missing or wrong token.
+    /// docs/API.md "Authentication": 404 for an unknown id whatever the token, then 401 for a missing or wrong token.
     /// The session a path names; a malformed id is never looked up.
     private func session(named id: String) -> Session? {
         Secrets.isWellFormedID(id) ? registry.lookup(id) : nil
@@ -301,7 +302,7 @@ final class Router: HTTPHandler {
     /// The catalogue's entry for `slug`, or nil once 404 is answered.
     private func problemEntry(_ slug: String, _ exchange: Exchange) -> (title: String, explanation: String)? {
         guard let entry = ProblemCatalog.entries[slug] else {
-            exchange.send(Problem(404, "not-found", "no problem type is called '\(slug)'"))
+            exchange.send(Problem(404, "not-found", "no problem type is called '\(Problem.quote(slug))'"))
             return nil
         }
         return entry
