@@ -46,7 +46,9 @@ struct NodeRouting: Sendable {
         switch route {
         case .session, .state, .actions, .events:
             guard let problem = misdirection(for: id) else { return nil }
-            return Endpoint(route: route, method: method == "HEAD" ? "GET" : method) != nil ? problem : nil
+            // OPTIONS (every route answers it) and the methods of the route's endpoints.
+            let served = method == "OPTIONS" || Endpoint(route: route, method: method == "HEAD" ? "GET" : method) != nil
+            return served ? problem : nil
         default:
             return nil
         }
