@@ -6,7 +6,7 @@ import StoreKinds
 extension Router {
     /// `POST /sessions`: `{"kind"?: string, "state"?: object}`, an empty body meaning the counter kind.
     func createSession(_ exchange: Exchange) {
-        var kindName = "counter"
+        var kindName = registry.context.kinds.defaultKindName
         var state: JSONValue?
         // Only a body of no bytes means `{}` (what `curl -X POST` sends); whitespace alone is not
         // a JSON text (RFC 8259 §2), so it is a malformed body like any other.
@@ -25,9 +25,9 @@ extension Router {
             }
             if let given = object["state"], given != .null { state = given }
         }
-        guard let kind = KindRegistry.kind(named: kindName) else {
+        guard let kind = registry.context.kinds.kind(named: kindName) else {
             return exchange.send(Problem(422, "unknown-kind", "no store kind is called '\(kindName)'",
-                                         extra: [("validKinds", .array(KindRegistry.all.map { .string($0.name) }))]))
+                                         extra: [("validKinds", .array(registry.context.kinds.all.map { .string($0.name) }))]))
         }
         registry.create(kind: kind, state: state) { result in
             switch result {

@@ -1,5 +1,6 @@
 import Foundation
 import StoreCore
+import StoreKinds
 
 /// What every session shares: settings, the log, metrics and the clock.
 struct SessionContext: Sendable {
@@ -33,10 +34,13 @@ struct SessionContext: Sendable {
     /// The server's phase: a session refuses client actions once it drains (`Session.submit`).
     let readiness: Readiness
     let now: @Sendable () -> Int64
+    /// The kinds sessions can be created with and recovered as.
+    let kinds: KindRegistry
 
     init(configuration: ServerConfiguration, log: any SessionLog, metrics: Metrics, gauges: Gauges,
          effectEnvironment: EffectEnvironment, fanOutQueue: DispatchQueue = .global(qos: .userInitiated),
-         readiness: Readiness = Readiness(), now: @escaping @Sendable () -> Int64 = SessionContext.wallClock) {
+         readiness: Readiness = Readiness(), now: @escaping @Sendable () -> Int64 = SessionContext.wallClock,
+         kinds: KindRegistry = .shipped) {
         history = configuration.history
         subscriberBufferBytes = configuration.subscriberBufferBytes
         keepEvery = max(1, min(1_000, configuration.history / 10))
@@ -56,6 +60,7 @@ struct SessionContext: Sendable {
         self.effectEnvironment = effectEnvironment
         self.readiness = readiness
         self.now = now
+        self.kinds = kinds
     }
 
     /// Milliseconds since the Unix epoch.
