@@ -23,6 +23,8 @@ let package = Package(
         .library(name: "StoreKinds", targets: ["StoreKinds"]),
         // TestStore and the patch property check, for a kind's tests.
         .library(name: "StoreTesting", targets: ["StoreTesting"]),
+        // A Swift client (Foundation only): typed sends, reads, and a RemoteStore mirror of a session.
+        .library(name: "StorehouseClient", targets: ["StorehouseClient"]),
     ],
     targets: [
         // Generic store machinery: JSON, reducers, effects, Store, entity tables, patches.
@@ -37,6 +39,8 @@ let package = Package(
         .target(name: "StorehouseServer", dependencies: ["StoreCore", "StoreKinds", "HTTPEngine", "Journal"], swiftSettings: releaseSettings),
         // TestStore and property checks for kinds; links XCTest, so only test targets depend on it.
         .target(name: "StoreTesting", dependencies: ["StoreCore"]),
+        // The client side of ../shared/API.md over URLSession; shares the kinds' State and Action types.
+        .target(name: "StorehouseClient", dependencies: ["StoreCore"]),
         .executableTarget(name: "storehouse", dependencies: ["StorehouseServer"], swiftSettings: releaseSettings),
         .executableTarget(name: "storehouse-bench", dependencies: ["StoreCore", "StoreKinds", "HTTPEngine", "Journal", "StorehouseServer"]),
 
@@ -44,6 +48,7 @@ let package = Package(
         .testTarget(name: "StoreKindsTests", dependencies: ["StoreCore", "StoreKinds", "StoreTesting"]),
         .testTarget(name: "HTTPEngineTests", dependencies: ["HTTPEngine"]),
         .testTarget(name: "JournalTests", dependencies: ["Journal"]),
+        .testTarget(name: "StorehouseClientTests", dependencies: ["StorehouseClient", "StorehouseServer", "StoreCore", "StoreKinds"]),
         .testTarget(name: "StorehouseServerTests", dependencies: ["StorehouseServer", "StoreCore", "StoreKinds", "HTTPEngine", "Journal"]),
     ],
     swiftLanguageModes: [.v6]
