@@ -5,7 +5,7 @@ import StoreKinds
 
 extension Storehouse {
     /// What `--version` prints.
-    public static let version = "storehouse 0.1.0"
+    public static var version: String { "\(ServerInfo.name) \(ServerInfo.version)" }
 
     /// The whole `storehouse` command for a program's `main.swift`: parses the flags and their
     /// environment variables (`--help` lists them), serves `kinds` until SIGTERM or SIGINT, then
@@ -64,7 +64,7 @@ extension Storehouse {
             FileHandle.standardError.write(Data("storehouse: cannot start: \(error)\n".utf8))
             exit(1)
         }
-        FileHandle.standardError.write(Data("storehouse listening on http://\(configuration.host):\(server.port) (\(configuration.inMemory ? "in memory" : "data in \(configuration.dataDirectory), fsync \(configuration.fsync.rawValue)"))\n".utf8))
+        FileHandle.standardError.write(Data("storehouse listening on http://\(configuration.host):\(server.port) (\(configuration.inMemory ? "in memory" : "data in \(configuration.dataDirectory), fsync \(configuration.fsync.rawValue)")\(configuration.nodeID.map { ", node \($0)" } ?? ""))\n".utf8))
 
         let signals = terminationSignals
         Thread.startNamed("signals") {
