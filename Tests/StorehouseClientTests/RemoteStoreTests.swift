@@ -50,6 +50,29 @@ final class RemoteStoreTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(store.reconnections, 1)
     }
 
+    func testAfterAKilledServerTheMirrorResumesWithEveryVersionOnce() async throws {
+        let directory = NSTemporaryDirectory() + "storehouse-client-killed-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let child = try ServerChild(directory: directory)
+        try await child.start()
+        let client = StorehouseClient(baseURL: URL(string: "http://127.0.0.1:\(child.port)") ?? URL(fileURLWithPath: "/"),
+                                      maxAttempts: 400, retryDelay: .milliseconds(20))
+        let session = try await client.createSession(counter)
+        let store = RemoteStore(session: session, reconnectDelay: .milliseconds(20))
+        defer { store.stop() }
+        await reach(store, 0)
+        let seen = collect(store, until: 8)
+        for _ in 0..<4 { _ = try await session.send(.counter(.incrTapped)) }
+        await reach(store, 4)
+        child.kill(SIGKILL)   // no `end` event: the stream just drops
+        try await child.start()
+        for _ in 0..<4 { _ = try await session.send(.counter(.incrTapped)) }
+        let updates = await seen.value
+        XCTAssertEqual(updates.map(\.version), Array(0...8), "each version once, in order")
+        XCTAssertEqual(updates.map(\.state.count), Array(0...8))
+        XCTAssertGreaterThanOrEqual(store.reconnections, 1)
+    }
+
     func testActionsSentWhileTheServerIsDownAreMirroredAfterTheResume() async throws {
         let live = try LiveServer()
         let session = try await live.client(maxAttempts: 400).createSession(counter)
