@@ -38,6 +38,17 @@ public final class RemoteStore<State: StoreState, Action: StoreAction>: @uncheck
         var ended: EndReason?
         var serverRetry: Duration = .seconds(2)
         var reconnections = 0
+        /// Optimistic sends not yet in `state`: waiting for an answer (`version` nil) or for the
+        /// change of the version the server answered.
+        var pending: [Pending] = []
+        /// `state` with `pending` applied; nil when nothing is pending.
+        var optimistic: State?
+    }
+
+    private struct Pending {
+        let id: UUID
+        let action: Action
+        var version: Int?
     }
 
     /// Why the mirror stopped following the session.
@@ -84,6 +95,13 @@ public final class RemoteStore<State: StoreState, Action: StoreAction>: @uncheck
         return lock.withLock { mirror.ended }
     }
 
+    /// ``state`` with the optimistic sends still in flight applied on top
+    /// (``sendOptimistically(_:ifMatch:idempotencyKey:)``); equal to ``state`` when there are none.
+    public var optimisticState: State {
+        access(\.optimisticState)
+        return lock.withLock { mirror.optimistic ?? mirror.state }
+    }
+
     /// How many times the stream was opened again after it dropped.
     public var reconnections: Int { lock.withLock { mirror.reconnections } }
 
@@ -111,6 +129,55 @@ public final class RemoteStore<State: StoreState, Action: StoreAction>: @uncheck
     public func send(_ action: Action, ifMatch: Int? = nil,
                      idempotencyKey: String? = UUID().uuidString) async throws(StorehouseError) -> Versioned<State> {
         try await session.send(action, ifMatch: ifMatch, idempotencyKey: idempotencyKey)
+    }
+
+    /// Sends an action and shows its effect in ``optimisticState`` at once, by running the kind's
+    /// own reducer on the local state (its effects do not run here: the server runs them). The
+    /// server stays the authority: once its change arrives the action is part of ``state``; if
+    /// it refuses the action (409, 412, …) the optimistic change is rolled back and the error
+    /// thrown. An action the local reducer refuses shows nothing and goes to the server anyway.
+    ///
+    /// ```swift
+    /// Task { try await store.sendOptimistically(.add("milk")) }
+    /// store.optimisticState.notes   // [..., "milk"] before the server has answered
+    /// ```
+    @discardableResult
+    public func sendOptimistically(_ action: Action, ifMatch: Int? = nil,
+                                   idempotencyKey: String? = UUID().uuidString) async throws(StorehouseError) -> Versioned<State> {
+        let id = UUID()
+        lock.withLock { mirror.pending.append(Pending(id: id, action: action, version: nil)) }
+        reproject()
+        do {
+            let answer = try await session.send(action, ifMatch: ifMatch, idempotencyKey: idempotencyKey)
+            lock.withLock {
+                if let index = mirror.pending.firstIndex(where: { $0.id == id }) { mirror.pending[index].version = answer.version }
+            }
+            reproject()
+            return answer
+        } catch {
+            lock.withLock { mirror.pending.removeAll { $0.id == id } }
+            reproject()
+            throw error
+        }
+    }
+
+    /// Rebuilds ``optimisticState``: the mirrored state, then each pending action the server has
+    /// not yet been seen to apply, through the kind's reducer in a local `Store` (which rolls
+    /// back an action its reducer refuses, as the server's does).
+    private func reproject() {
+        mutate(\.optimisticState) {
+            lock.withLock {
+                let confirmed = mirror.version
+                mirror.pending.removeAll { pending in pending.version.map { $0 <= confirmed } ?? false }
+                guard !mirror.pending.isEmpty else { mirror.optimistic = nil; return }
+                let kind = session.kind
+                let local = Store(kind: kind.name, state: mirror.state, version: max(0, mirror.version), reducer: kind.reducer,
+                                  environment: .immediate)
+                let at = Int64(Date().timeIntervalSince1970 * 1_000)
+                for pending in mirror.pending { _ = try? local.send([pending.action], at: at, source: .client) }
+                mirror.optimistic = local.state
+            }
+        }
     }
 
     /// Stops following: the stream closes and ``updates()`` finish.
@@ -195,6 +262,7 @@ public final class RemoteStore<State: StoreState, Action: StoreAction>: @uncheck
             }
         }
         for listener in told { listener.yield(update) }
+        if lock.withLock({ !mirror.pending.isEmpty }) { reproject() }
     }
 
     private func setConnected(_ connected: Bool) {

@@ -46,7 +46,7 @@ final class LiveServer {
         configuration.port = port
         configuration.inMemory = inMemory
         configuration.dataDirectory = directory
-        configuration.fsync = .batch
+        configuration.fsync = .always
         configuration.accessLog = false
         configuration.shutdownGraceSeconds = 1
         let server = try Storehouse(configuration: configuration, kinds: kinds, effectEnvironment: .immediate)
