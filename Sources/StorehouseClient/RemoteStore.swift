@@ -161,6 +161,20 @@ public final class RemoteStore<State: StoreState, Action: StoreAction>: @uncheck
         }
     }
 
+    /// A change whose action is the oldest optimistic send still waiting for its answer is taken
+    /// to be that send, so the projection does not apply it a second time on top of the state
+    /// that now holds it while the answer is on its way. (Were it another client's identical
+    /// action, the send's own change or answer settles it a moment later.)
+    private func claimPending(_ action: JSONValue?, version: Int) {
+        guard case .string(let type)? = action?["type"] else { return }
+        let payload = action?["payload"]
+        lock.withLock {
+            guard let index = mirror.pending.firstIndex(where: { $0.version == nil }) else { return }
+            let pending = mirror.pending[index].action
+            if pending.type == type && pending.payload == payload { mirror.pending[index].version = version }
+        }
+    }
+
     /// Rebuilds ``optimisticState``: the mirrored state, then each pending action the server has
     /// not yet been seen to apply, through the kind's reducer in a local `Store` (which rolls
     /// back an action its reducer refuses, as the server's does).
@@ -242,6 +256,7 @@ public final class RemoteStore<State: StoreState, Action: StoreAction>: @uncheck
         if version <= current { return true }   // seen already
         guard version == current + 1, let json else { return false }
         let next = try JSONPatch.apply(patch, to: json)
+        claimPending(value["action"], version: version)
         publish(try State(json: next, path: ""), json: next, version: version)
         return true
     }
