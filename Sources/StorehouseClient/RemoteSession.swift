@@ -14,8 +14,11 @@ import StoreCore
 /// _ = try await session.send(.add("tea"), ifMatch: now.version)      // 412 if someone was faster
 /// ```
 public final class RemoteSession<State: StoreState, Action: StoreAction>: Sendable {
+    /// The server it lives on.
     public let client: StorehouseClient
+    /// Its kind: the State and Action types answers decode to, and the reducer optimistic sends run.
     public let kind: Kind<State, Action>
+    /// The session's id (`/sessions/{id}`).
     public let id: String
     /// The bearer token: keep it with `id` to open the session again later.
     public let token: String

@@ -19,6 +19,7 @@ import StoreCore
 /// ```
 public final class RemoteStore<State: StoreState, Action: StoreAction>: @unchecked Sendable {
     // `mirror`, `listeners` and `loop` are read and written only under `lock`.
+    /// The session it mirrors (sends go through it).
     public let session: RemoteSession<State, Action>
     /// The wait before reconnecting; nil: the `retry:` the server sent (2 s).
     public let reconnectDelay: Duration?

@@ -15,7 +15,9 @@ import StoreCore
 /// print(answer.version, answer.state.notes)            // 1 ["milk"]
 /// ```
 public struct StorehouseClient: Sendable {
+    /// Where the server answers, e.g. `http://127.0.0.1:8080`.
     public let baseURL: URL
+    /// What requests go through; each event stream gets its own session with this one's configuration.
     public let urlSession: URLSession
     /// How often a request that may be repeated safely (a read, or a send with an
     /// `Idempotency-Key`) is tried when there is no answer or a 503.
@@ -26,6 +28,7 @@ public struct StorehouseClient: Sendable {
     /// why it failed), to log it: `client.onRetry = { attempt, error in print(attempt, error) }`.
     public var onRetry: (@Sendable (Int, StorehouseError) -> Void)?
 
+    /// A client of the server at `baseURL`; nothing is sent until a session is created or used.
     public init(baseURL: URL, urlSession: URLSession = .shared, maxAttempts: Int = 5, retryDelay: Duration = .milliseconds(250),
                 onRetry: (@Sendable (Int, StorehouseError) -> Void)? = nil) {
         self.baseURL = baseURL

@@ -33,10 +33,13 @@ public enum StorehouseError: Error, Sendable, CustomStringConvertible {
 /// problem["currentVersion"] // .int(7): the members a problem type adds
 /// ```
 public struct ServerProblem: Sendable, Equatable {
+    /// The HTTP status.
     public let status: Int
     /// The `type` URI, e.g. `/problems/action-rejected`.
     public let type: String
+    /// The problem type's short summary.
     public let title: String
+    /// What went wrong with this request, when the server said.
     public let detail: String?
     /// The whole document, for the members a problem type adds (`validTypes`, `currentVersion`).
     public let document: JSONValue
@@ -46,6 +49,7 @@ public struct ServerProblem: Sendable, Equatable {
     /// The last segment of `type`: `action-rejected`, `unknown-action`, ….
     public var slug: String { String(type.split(separator: "/").last ?? Substring(type)) }
 
+    /// A member of the document: `problem["validTypes"]`.
     public subscript(member: String) -> JSONValue? { document[member] }
 
     init(status: Int, body: [UInt8], retryAfter: Int?) {
