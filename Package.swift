@@ -31,25 +31,32 @@ let package = Package(
         .target(name: "StoreCore", swiftSettings: releaseSettings),
         // The shipped store kinds (counter, shop, tasks, login) and their registry.
         .target(name: "StoreKinds", dependencies: ["StoreCore"], swiftSettings: releaseSettings),
+        // A session's bookkeeping as values: history window, kept states, idempotency ledger,
+        // durability; knows nothing of HTTP, the journal, threads or locks.
+        // Its types are generic over the host's answers and reads: cross-module optimization lets
+        // the server specialize them, so the bookkeeping costs what it did inside the server.
+        .target(name: "SessionCore", dependencies: ["StoreCore"],
+                swiftSettings: releaseSettings + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]),
         // HTTP/1.1 over non-blocking sockets; knows nothing of stores.
         .target(name: "HTTPEngine", swiftSettings: releaseSettings),
         // Append-only journal and snapshots on disk; knows nothing of stores or HTTP.
         .target(name: "Journal", swiftSettings: releaseSettings),
-        // The session API of docs/API.md on top of the three above.
-        .target(name: "StorehouseServer", dependencies: ["StoreCore", "StoreKinds", "HTTPEngine", "Journal"], swiftSettings: releaseSettings),
+        // The session API of docs/API.md on top of the four above.
+        .target(name: "StorehouseServer", dependencies: ["StoreCore", "StoreKinds", "SessionCore", "HTTPEngine", "Journal"], swiftSettings: releaseSettings),
         // TestStore and property checks for kinds; links XCTest, so only test targets depend on it.
         .target(name: "StoreTesting", dependencies: ["StoreCore"]),
-        // The client side of ../shared/API.md over URLSession; shares the kinds' State and Action types.
+        // The client side of docs/API.md over URLSession; shares the kinds' State and Action types.
         .target(name: "StorehouseClient", dependencies: ["StoreCore"]),
         .executableTarget(name: "storehouse", dependencies: ["StorehouseServer"], swiftSettings: releaseSettings),
         .executableTarget(name: "storehouse-bench", dependencies: ["StoreCore", "StoreKinds", "HTTPEngine", "Journal", "StorehouseServer"]),
 
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "StoreTesting"]),
         .testTarget(name: "StoreKindsTests", dependencies: ["StoreCore", "StoreKinds", "StoreTesting"]),
+        .testTarget(name: "SessionCoreTests", dependencies: ["SessionCore", "StoreCore"]),
         .testTarget(name: "HTTPEngineTests", dependencies: ["HTTPEngine"]),
         .testTarget(name: "JournalTests", dependencies: ["Journal"]),
         .testTarget(name: "StorehouseClientTests", dependencies: ["StorehouseClient", "StorehouseServer", "StoreCore", "StoreKinds"]),
-        .testTarget(name: "StorehouseServerTests", dependencies: ["StorehouseServer", "StoreCore", "StoreKinds", "HTTPEngine", "Journal"]),
+        .testTarget(name: "StorehouseServerTests", dependencies: ["StorehouseServer", "StoreCore", "StoreKinds", "SessionCore", "HTTPEngine", "Journal"]),
     ],
     swiftLanguageModes: [.v6]
 )
