@@ -1,3 +1,5 @@
+// Only where a library can import XCTest (the other helpers of StoreTesting need nothing of it).
+#if canImport(XCTest)
 import Dispatch
 import Foundation
 import StoreCore
@@ -95,3 +97,4 @@ private func runToEnd(_ effect: PendingEffect, at: Int64, file: StaticString, li
     if done.wait(timeout: .now() + 10) == .timedOut { XCTFail("an effect did not finish within 10 s", file: file, line: line) }
     return sent.items.map { ActionRecord(type: $0.0, payload: $0.1, at: at, source: .effect) }
 }
+#endif

@@ -1,3 +1,5 @@
+// Only where a library can import XCTest (the other helpers of StoreTesting need nothing of it).
+#if canImport(XCTest)
 import Dispatch
 import Synchronization
 import XCTest
@@ -140,3 +142,4 @@ public final class TestStore<State: StoreState & Equatable, Action: StoreAction 
 
     private func text(_ s: State) -> String { String(decoding: s.jsonBytes(), as: UTF8.self) }
 }
+#endif
