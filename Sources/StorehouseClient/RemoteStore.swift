@@ -18,7 +18,7 @@ import StoreCore
 /// }
 /// ```
 public final class RemoteStore<State: StoreState, Action: StoreAction>: @unchecked Sendable {
-    // `mirror`, `listeners` and `loop` are read and written only under `lock`.
+    // `mirror`, `listeners`, `outputListeners` and `loop` are read and written only under `lock`.
     /// The session it mirrors (sends go through it).
     public let session: RemoteSession<State, Action>
     /// The wait before reconnecting; nil: the `retry:` the server sent (2 s).
@@ -26,6 +26,7 @@ public final class RemoteStore<State: StoreState, Action: StoreAction>: @uncheck
     private let lock = NSLock()
     private var mirror = Mirror()
     private var listeners: [UUID: AsyncStream<Versioned<State>>.Continuation] = [:]
+    private var outputListeners: [UUID: AsyncStream<Versioned<StoreOutput>>.Continuation] = [:]
     private var loop: Task<Void, Never>?
     #if canImport(Observation)
     private let registrar = ObservationRegistrar()
@@ -124,6 +125,28 @@ public final class RemoteStore<State: StoreState, Action: StoreAction>: @uncheck
         return stream
     }
 
+    /// The store's one-off outputs (`login/confirmationRequested`, a toast…) as they arrive,
+    /// each with the version of the action that emitted it. Outputs are not replayed: a sequence
+    /// sees those that arrive while it is iterated, and none sent while the stream was down.
+    ///
+    /// ```swift
+    /// for await output in store.outputs() where output.state.type == "signIn/welcome" { showWelcome() }
+    /// ```
+    public func outputs() -> AsyncStream<Versioned<StoreOutput>> {
+        let (stream, continuation) = AsyncStream<Versioned<StoreOutput>>.makeStream()
+        let key = UUID()
+        let ended = lock.withLock {
+            if mirror.ended == nil { outputListeners[key] = continuation }
+            return mirror.ended != nil
+        }
+        if ended { continuation.finish() }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            _ = self.lock.withLock { self.outputListeners.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
     /// Sends an action through the session (see ``RemoteSession/send(_:ifMatch:idempotencyKey:)``);
     /// the mirror moves when the change arrives on the stream.
     @discardableResult
@@ -217,11 +240,13 @@ public final class RemoteStore<State: StoreState, Action: StoreAction>: @uncheck
                         try applySnapshot(event.data)
                     case "change":
                         if try !applyChange(event.data) { resync = true }
+                    case "output":
+                        tellOutput(event.data)
                     case "end":
                         let reason = Self.reason(event.data)
                         if reason != "shutdown" { return end(.sessionEnded(reason)) }
                     default:
-                        break   // outputs, and events this client does not know
+                        break   // events this client does not know
                     }
                     if resync { break }
                 }
@@ -281,6 +306,13 @@ public final class RemoteStore<State: StoreState, Action: StoreAction>: @uncheck
         if lock.withLock({ !mirror.pending.isEmpty }) { reproject() }
     }
 
+    private func tellOutput(_ data: String) {
+        guard let value = try? JSONReader.parse(data), case .int(let version)? = value["version"],
+              case .string(let type)? = value["output"]?["type"] else { return }
+        let output = Versioned(version: version, state: StoreOutput(type: type, payload: value["output"]?["payload"]))
+        for listener in lock.withLock({ Array(outputListeners.values) }) { listener.yield(output) }
+    }
+
     private func setConnected(_ connected: Bool) {
         guard lock.withLock({ mirror.connected != connected }) else { return }
         mutate(\.isConnected) { lock.withLock { mirror.connected = connected } }
@@ -288,15 +320,17 @@ public final class RemoteStore<State: StoreState, Action: StoreAction>: @uncheck
 
     private func end(_ reason: EndReason) {
         var told: [AsyncStream<Versioned<State>>.Continuation] = []
+        var toldOutputs: [AsyncStream<Versioned<StoreOutput>>.Continuation] = []
         mutate(\.ended) {
-            told = lock.withLock {
+            (told, toldOutputs) = lock.withLock {
                 if mirror.ended == nil { mirror.ended = reason }
                 mirror.connected = false
-                defer { listeners.removeAll() }
-                return Array(listeners.values)
+                defer { listeners.removeAll(); outputListeners.removeAll() }
+                return (Array(listeners.values), Array(outputListeners.values))
             }
         }
         for listener in told { listener.finish() }
+        for listener in toldOutputs { listener.finish() }
     }
 
     private static func reason(_ data: String) -> String {

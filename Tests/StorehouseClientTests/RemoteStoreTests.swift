@@ -111,6 +111,23 @@ final class RemoteStoreTests: XCTestCase {
         XCTAssertEqual(problem.status, 404)
     }
 
+    func testOutputsArriveWithTheVersionOfTheActionThatEmittedThem() async throws {
+        let live = try LiveServer(inMemory: true)
+        let login: Kind<LoginState, LoginAction> = .login
+        let session = try await live.client().createSession(login)
+        let store = RemoteStore(session: session, reconnectDelay: .milliseconds(20))
+        defer { store.stop() }
+        var outputs = store.outputs().makeAsyncIterator()
+        for await update in store.updates() where update.version == 0 { break }
+        _ = try await session.send([.emailChanged("ada@example.com"), .passwordChanged("long enough pw")])
+        // The address is validated by an effect: tapping waits until the mirror has its verdict.
+        for await update in store.updates() where update.state.canLogin { break }
+        let tapped = try await session.send(.loginTapped)
+        let output = await outputs.next()
+        XCTAssertEqual(output?.state.type, "login/confirmationRequested")
+        XCTAssertEqual(output?.version, tapped.version)
+    }
+
     #if canImport(Observation)
     func testObserversHearOfANewVersion() async throws {
         let live = try LiveServer(inMemory: true)
