@@ -110,19 +110,7 @@ public final class RemoteStore<State: StoreState, Action: StoreAction>: @uncheck
     /// The current state (once known), then every version that follows, in order; it finishes
     /// when the mirror ends. Each call is a separate sequence; none drops a version.
     public func updates() -> AsyncStream<Versioned<State>> {
-        let (stream, continuation) = AsyncStream<Versioned<State>>.makeStream()
-        let key = UUID()
-        let ended = lock.withLock {
-            if mirror.version >= 0 { continuation.yield(Versioned(version: mirror.version, state: mirror.state)) }
-            if mirror.ended == nil { listeners[key] = continuation }
-            return mirror.ended != nil
-        }
-        if ended { continuation.finish() }
-        continuation.onTermination = { [weak self] _ in
-            guard let self else { return }
-            _ = self.lock.withLock { self.listeners.removeValue(forKey: key) }
-        }
-        return stream
+        subscribe(\.listeners) { mirror.version >= 0 ? Versioned(version: mirror.version, state: mirror.state) : nil }
     }
 
     /// The store's one-off outputs (`login/confirmationRequested`, a toast…) as they arrive,
@@ -133,16 +121,23 @@ public final class RemoteStore<State: StoreState, Action: StoreAction>: @uncheck
     /// for await output in store.outputs() where output.state.type == "signIn/welcome" { showWelcome() }
     /// ```
     public func outputs() -> AsyncStream<Versioned<StoreOutput>> {
-        let (stream, continuation) = AsyncStream<Versioned<StoreOutput>>.makeStream()
+        subscribe(\.outputListeners) { nil }
+    }
+
+    /// A new sequence fed from `listeners`; `current` (under the lock) is what it starts with.
+    private func subscribe<Element>(_ listeners: ReferenceWritableKeyPath<RemoteStore, [UUID: AsyncStream<Element>.Continuation]> & Sendable,
+                                    current: () -> Element?) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream<Element>.makeStream()
         let key = UUID()
         let ended = lock.withLock {
-            if mirror.ended == nil { outputListeners[key] = continuation }
+            if let first = current() { continuation.yield(first) }
+            if mirror.ended == nil { self[keyPath: listeners][key] = continuation }
             return mirror.ended != nil
         }
         if ended { continuation.finish() }
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
-            _ = self.lock.withLock { self.outputListeners.removeValue(forKey: key) }
+            _ = self.lock.withLock { self[keyPath: listeners].removeValue(forKey: key) }
         }
         return stream
     }
