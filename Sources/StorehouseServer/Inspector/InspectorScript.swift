@@ -439,6 +439,8 @@ function kindEntry() {
 /** The payload's JSON Schema when /kinds gives one: undefined when unknown, null when none is taken. */
 function payloadSchema(type) {
   const kind = kindEntry();
+  const listed = (kind.actionTypes || []).find((item) => typeof item === "object" && item && item.type === type);
+  if (listed) return listed.payloadSchema ?? null;
   const described = kind.actions || kind.actionSchemas;
   if (Array.isArray(described)) {
     const action = described.find((item) => item.type === type);
@@ -452,8 +454,13 @@ function payloadSchema(type) {
 function fillDispatch() {
   const form = $("#dispatch");
   const select = form.elements.type;
-  select.replaceChildren(...kindEntry().actionTypes.map((type) => el("option", { value: type }, type)));
+  select.replaceChildren(...actionTypes().map((type) => el("option", { value: type }, type)));
   describePayload();
+}
+
+/** The kind's client action types, whether /kinds lists them as names or as objects with a `type`. */
+function actionTypes() {
+  return (kindEntry().actionTypes || []).map((item) => (typeof item === "string" ? item : item.type)).filter(Boolean);
 }
 
 function describePayload() {
