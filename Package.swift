@@ -5,9 +5,9 @@ import PackageDescription
 // Synchronization, XCTest) is all Storehouse builds on.
 
 // Release builds leave out the runtime's exclusivity checks: 23 per POST, ~2,500 instructions
-// (5%) of a request that touches one session's state under its lock (BENCHMARKS.md, eleventh
-// session). The compiler's static checks stay, and debug builds (every test run) keep the
-// runtime checks, so an overlapping access still fails a test.
+// (5%) of a request that touches one session's state under its lock, as
+// scripts/instructions-per-request.sh counts them. The compiler's static checks stay, and debug
+// builds (every test run) keep the runtime checks, so an overlapping access still fails a test.
 let releaseSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
 let package = Package(
@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "HTTPEngine", swiftSettings: releaseSettings),
         // Append-only journal and snapshots on disk; knows nothing of stores or HTTP.
         .target(name: "Journal", swiftSettings: releaseSettings),
-        // The session API of ../shared/API.md on top of the three above.
+        // The session API of docs/API.md on top of the three above.
         .target(name: "StorehouseServer", dependencies: ["StoreCore", "StoreKinds", "HTTPEngine", "Journal"], swiftSettings: releaseSettings),
         .executableTarget(name: "storehouse", dependencies: ["StorehouseServer"], swiftSettings: releaseSettings),
         .executableTarget(name: "storehouse-bench", dependencies: ["StoreCore", "StoreKinds", "HTTPEngine", "Journal", "StorehouseServer"]),

@@ -38,7 +38,12 @@ public final class Storehouse: Sendable {
         self.configuration = configuration
         let gauges = Gauges()
         let registryBox = LockedBox<SessionRegistry?>(nil)
-        metrics = Metrics(gauges: { (registryBox.value?.count ?? 0, gauges.subscriberCount) })
+        metrics = Metrics(gauges: { (registryBox.value?.count ?? 0, gauges.subscriberCount) }, memory: {
+            registryBox.value.map { registry in
+                let budget = registry.context.memoryBudget
+                return (budget.accounted, budget.limit, MemoryBudget.readResident() ?? 0)
+            }
+        })
         accessLog = AccessLog(enabled: configuration.accessLog)
         if let injectedLog {
             journal = nil
@@ -80,9 +85,9 @@ public final class Storehouse: Sendable {
         http.maxStreamBufferBytes = max(configuration.subscriberBufferBytes * 4, 256 << 20)
         if !configuration.inMemory && configuration.fsync == .always {
             // The loops' requests wait for the journal's writer here, and a loop that yields
-            // delays the requests of the writer's next group: a yield after every iteration cost
-            // 4% of the requests/s and raised the p99 over 6 interleaved rounds, the 250 µs rule
-            // gained nothing (BENCHMARKS.md, fourteenth session).
+            // delays the requests of the writer's next group: under scripts/bench-fsync.sh a yield
+            // after every iteration lowers the requests/s and raises the p99, and the 250 µs rule
+            // gains nothing.
             http.yieldAfterBusy = nil
         }
         return http
@@ -115,7 +120,7 @@ public final class Storehouse: Sendable {
     /// The port the server listens on (the real one when `--port 0`).
     public var port: Int { http.port }
 
-    /// Graceful shutdown (API.md, issue 6): stop accepting, end streams with `end`/`shutdown`,
+    /// Graceful shutdown: stop accepting, end streams with `end`/`shutdown`,
     /// answer what is in flight, flush the journal, within `--shutdown-grace-s`.
     public func shutdown() {
         readiness.set(.draining)

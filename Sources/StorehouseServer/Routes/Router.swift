@@ -3,7 +3,7 @@ import StoreCore
 import StoreKinds
 import Synchronization
 
-/// The routes of API.md: maps a parsed request to the operations and the sessions.
+/// The routes of docs/API.md: maps a parsed request to the operations and the sessions.
 ///
 /// It runs on the engine's I/O thread. Everything it does there is short — parse
 /// a body, take a session's lock, apply one reducer, encode the answer — and an
@@ -43,9 +43,10 @@ final class Router: HTTPHandler {
             accessLog.record(method: method, path: path ?? "-", status: refused.status, seconds: 0, now: registry.context.now())
         }
         var headers = HTTPHeaders()
-        if refused.headers.isEmpty {
-            // Refused before any header was read (the request line, the connection limit): whether
-            // a browser sent it is unknown, and `*` lets a page read why if one did.
+        if refused.headers.isEmpty || !refused.headerBlockComplete {
+            // Refused before every header was read (the request line, the connection limit, a
+            // header block too large, 431): whether a browser sent it is unknown, and `*` lets a
+            // page read why if one did.
             CORS.addHeaders(to: &headers)
         } else {
             CORS.addHeaders(for: refused.headers, to: &headers)
@@ -128,6 +129,7 @@ final class Router: HTTPHandler {
     private func admit(_ exchange: Exchange, name: String) -> Admitted? {
         let request = exchange.request
         let route = exchange.route
+        if let misdirected = registry.context.routing.misdirection(route: route, method: request.method, id: name) { exchange.send(misdirected); return nil }
         switch (route, Self.method(of: request)) {
         case (.healthz, "GET"): return .healthz
         case (.readyz, "GET"): return .readyz
@@ -152,7 +154,7 @@ final class Router: HTTPHandler {
         case (.other, _):
             // The browser's pages and scripts: asked only once every API route has missed.
             if let page = inspector.answer(to: request) { exchange.send(page); return nil }
-            exchange.send(Problem(404, "not-found", "nothing is served at \(request.path)"))
+            exchange.send(Problem(404, "not-found", "nothing is served at \(Problem.quote(request.path))"))
             return nil
         case (_, "OPTIONS"):
             // A preflight carries no token, so only existence is checked: an unknown or deleted
@@ -172,7 +174,7 @@ final class Router: HTTPHandler {
             return .preflight
         default:
             let allow = Self.allowed(route)
-            exchange.send(Problem(405, "method-not-allowed", "\(request.method) is not allowed here; use \(allow)", headers: [("Allow", allow)]))
+            exchange.send(Problem(405, "method-not-allowed", "\(Problem.quote(request.method)) is not allowed here; use \(allow)", headers: [("Allow", allow)]))
             return nil
         }
     }
@@ -254,7 +256,7 @@ final class Router: HTTPHandler {
         return false
     }
 
-    /// API.md "Sessions and access": 404 for an unknown id whatever the token, then 401 for a missing or wrong token.
+    /// docs/API.md "Authentication": 404 for an unknown id whatever the token, then 401 for a missing or wrong token.
     /// The session a path names; a malformed id is never looked up.
     private func session(named id: String) -> Session? {
         Secrets.isWellFormedID(id) ? registry.lookup(id) : nil
@@ -318,7 +320,7 @@ final class Router: HTTPHandler {
     /// The catalogue's entry for `slug`, or nil once 404 is answered.
     private func problemEntry(_ slug: String, _ exchange: Exchange) -> (title: String, explanation: String)? {
         guard let entry = ProblemCatalog.entries[slug] else {
-            exchange.send(Problem(404, "not-found", "no problem type is called '\(slug)'"))
+            exchange.send(Problem(404, "not-found", "no problem type is called '\(Problem.quote(slug))'"))
             return nil
         }
         return entry
