@@ -195,8 +195,15 @@ def home_page_for_browsers_and_json_for_programs(ctx):
     url = page.d.current_url
     assert "#id=" in url and "token=" in url.split("#", 1)[1] and "?" not in url, url
     assert page.text("#kind") == "shop"
-    logs = page.d.get_log("browser")
-    errors = [entry for entry in logs if entry["level"] == "SEVERE" and "favicon" not in entry["message"]]
+    # A token that is not the session's: the page says why, with the problem's detail.
+    sid, _ = create(base, "counter")
+    status, problem, _ = api(base, "GET", f"/sessions/{sid}", token="not-its-token")
+    assert status == 401, (status, problem)
+    page.d.get(f"{base}/inspect#id={sid}&token=not-its-token")
+    page.wait(lambda: problem["detail"] in page.text("#connect-error"), 5, "a wrong token's refusal is not shown")
+    assert page.status() != "live"
+    logs = [entry for entry in page.d.get_log("browser") if "401" not in entry["message"]]
+    errors = [entry for entry in logs if entry["level"] == "SEVERE"]
     assert not errors, errors
 
 

@@ -182,7 +182,7 @@ time { color: var(--muted); font: 12px var(--mono); margin-left: auto; }
 .prose h2 { font-size: 1.15rem; margin-bottom: .75rem; }
 .intro p { max-width: 46rem; font-size: 16px; }
 .prose pre { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: .85rem 1rem; overflow-x: auto; }
-.kinds { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fill, minmax(19.5rem, 1fr)); }
+.kinds { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fill, minmax(19.5rem, 1fr)); align-items: start; }
 .kind header { display: flex; align-items: center; justify-content: space-between; gap: .5rem; margin-bottom: .5rem; }
 .kind .button { font-size: 13px; padding: .25rem .6rem; }
 .kind .actions { margin: 0 0 .5rem; padding-left: 1.1rem; }
