@@ -302,6 +302,26 @@ def every_kind_loads_and_dispatches(ctx):
 
 
 @check
+def a_large_state_is_shown_in_part_and_followed(ctx):
+    """2,000 tasks: a large container starts closed; opened, it shows 500 members and says how many more."""
+    base, page = ctx["base"], ctx["page"]
+    sid, token = create(base, "tasks")
+    post(base, sid, token, [{"type": "tasks/add", "payload": {"title": f"task {i}"}} for i in range(2000)])
+    page.open(base, sid, token)
+    page.wait_version(2000)
+    by_id = page.d.find_element(By.CSS_SELECTOR, "#tree details[data-path='/tasks/byId']")
+    assert by_id.get_attribute("open") is None, "a 2,000-member object starts open"
+    by_id.find_element(By.CSS_SELECTOR, "summary").click()
+    page.wait(lambda: page.d.find_elements(By.CSS_SELECTOR, "#tree [data-path='/tasks/byId'] > .children > .more"), 5)
+    more = page.d.find_element(By.CSS_SELECTOR, "#tree [data-path='/tasks/byId'] > .children > .more")
+    assert "1500 more" in more.text, more.text
+    post(base, sid, token, {"type": "tasks/toggleDone", "payload": {"id": 7}})
+    page.wait_version(2001, timeout=1)
+    page.wait(lambda: page.state()["tasks"]["byId"]["7"]["done"] is True, 1)
+    assert page.d.find_elements(By.CSS_SELECTOR, "#tree [data-path='/tasks/byId/7/done'].touched")
+
+
+@check
 def client_module_from_another_origin_as_the_readme_shows(ctx):
     base, page = ctx["base"], ctx["page"]
     readme = open(os.path.join(ROOT, "README.md")).read()
