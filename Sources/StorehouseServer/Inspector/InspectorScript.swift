@@ -27,7 +27,7 @@ const PATCH_STATE_BYTES = 32768; // ... when the state is at most this large: ea
 
 let kinds = [];
 let session = null;            // { id, token, kind }
-let live = { state: undefined, version: -1, patch: [] };
+let live = { state: undefined, version: -1, patch: [], from: -1 };   // from: the first version the marks cover
 let viewing = null;            // null while following live, else { version, state, patch }
 const toggled = new Map();     // pointer -> open, for the tree's nodes a person opened or closed, kept across renders
 const logged = new Map();      // version -> { li, entry }
@@ -107,19 +107,19 @@ function onEvent(state, event) {
   switch (event.type) {
     case "snapshot":
       flush();
-      live = { state, version: event.version, patch: [] };
+      live = { state, version: event.version, patch: [], from: event.version };
       showLive();
       if (!viewing) setDiffDefaults(live.version);
       readLog();
       break;
     case "change":
       if (!pending) {
-        pending = { entries: [], patch: [] };
+        pending = { entries: [], patch: [], from: event.version };
         if (document.hidden) setTimeout(flush, 250); else requestAnimationFrame(flush);
       }
       pending.entries.push([{ version: event.version, ...event.action }, event.patch]);
       pending.patch.push(...event.patch);
-      live = { state, version: event.version, patch: pending.patch };
+      live = { state, version: event.version, patch: pending.patch, from: pending.from };
       break;
     case "output":
       addOutput(event);
@@ -176,7 +176,9 @@ function renderState(state, patch) {
   $("#viewing").dataset.mode = viewing ? "past" : "live";
   $("#banner").hidden = !viewing;
   $("#tree").classList.toggle("readonly", Boolean(viewing));
-  $("#marks").textContent = patch.length === 0 ? "" : `${patch.length} path${patch.length === 1 ? "" : "s"} changed by version ${viewed}`;
+  const from = !viewing && live.from < viewed ? `versions ${live.from}–${viewed}` : `version ${viewed}`;
+  const paths = marks.touched.size;
+  $("#marks").textContent = patch.length === 0 ? "" : `${paths} path${paths === 1 ? "" : "s"} changed by ${from}`;
 }
 
 /** The pointers a patch touched, and every container on the way to them. */
