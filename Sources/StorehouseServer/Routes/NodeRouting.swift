@@ -8,9 +8,8 @@ import Foundation
 ///
 /// ```swift
 /// let routing = NodeRouting(node: "web-1")
-/// routing.newSessionID()                                  // "web-1.3q2-7wBqT0uX2mYw9bZ1Qg"
-/// routing.misdirection(for: "web-2.3q2-7wBqT0uX2mYw9bZ1Qg") // 421 misdirected-request, "node": "web-2"
-/// routing.misdirection(for: "3q2-7wBqT0uX2mYw9bZ1Qg")       // nil: made before the node had an id
+/// routing.newSessionID()                    // "web-1.3q2-7wBqT0uX2mYw9bZ1Qg"
+/// routing.misdirection(for: "web-2.3q2-7w…") // 421 misdirected-request, "node": "web-2"
 /// ```
 struct NodeRouting: Sendable {
     /// This node's id; nil when it has none (a single server).
@@ -27,10 +26,7 @@ struct NodeRouting: Sendable {
     /// hold it. RFC 9110 §15.5.20: 421 says this server cannot answer for the target URI, so a
     /// proxy's routing mistake is visible as such rather than as a missing session.
     func misdirection(for id: String) -> Problem? {
-        // Only an id this server's kind could have made (a node id, a dot, 22 characters) is
-        // another node's; anything else is no session anywhere, 404 as usual.
-        guard let dot = id.utf8.firstIndex(of: UInt8(ascii: ".")), Secrets.isWellFormedID(id),
-              id.utf8.distance(from: dot, to: id.utf8.endIndex) == 23 else { return nil }
+        guard let dot = id.utf8.firstIndex(of: UInt8(ascii: ".")), Secrets.isWellFormedID(id) else { return nil }
         let named = String(id[..<dot])
         guard named != node else { return nil }
         let here = node.map { "this is node '\($0)'" } ?? "this server has no node id"
@@ -46,9 +42,9 @@ struct NodeRouting: Sendable {
         switch route {
         case .session, .state, .actions, .events:
             guard let problem = misdirection(for: id) else { return nil }
-            // OPTIONS (every route answers it) and the methods of the route's endpoints.
-            let served = method == "OPTIONS" || Endpoint(route: route, method: method == "HEAD" ? "GET" : method) != nil
-            return served ? problem : nil
+            // OPTIONS is every session route's (a preflight), so it is misdirected like the rest.
+            guard method != "OPTIONS" else { return problem }
+            return Endpoint(route: route, method: method == "HEAD" ? "GET" : method) != nil ? problem : nil
         default:
             return nil
         }
