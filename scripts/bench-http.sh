@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench-http.sh — the HTTP engine alone vs the Hummingbird 2 peer, same machine, same run.
 #
-#   scripts/bench-http.sh              # 2 rounds, writes BENCHMARKS-http.md
+#   scripts/bench-http.sh              # 2 rounds, writes $OUT/report.md (default .build-http/bench/)
 #   ROUNDS=3 DURATION=10s scripts/bench-http.sh
 #
 # Builds `storehouse-bench` (release) and the peer (../shared/peers/hummingbird/hb-counter, copied to
@@ -139,7 +139,7 @@ EOF
 kill -TERM "$pid"; wait "$pid" || say "engine exit status $?"
 
 say "# summary"
-python3 - "$LOG" "$ROOT/BENCHMARKS-http.md" <<'EOF'
+python3 - "$LOG" "$OUT/report.md" <<'EOF'
 import re, statistics, sys, datetime
 log, out = sys.argv[1], sys.argv[2]
 text = open(log).read()

@@ -3,8 +3,8 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// In-process journal benchmarks (BENCHMARKS-journal.md): append throughput per policy at N waiting
-/// writers, recovery time of many sessions, bytes on disk per record.
+/// In-process journal benchmarks (BENCHMARKS.md, "Journal alone"): append throughput per policy at
+/// N waiting writers, recovery time of many sessions, bytes on disk per record.
 ///
 ///     JournalBenchmark.run(directory: "/tmp/jb", seconds: 5) { print($0) }
 public enum JournalBenchmark {

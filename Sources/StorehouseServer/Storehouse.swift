@@ -85,9 +85,9 @@ public final class Storehouse: Sendable {
         http.maxStreamBufferBytes = max(configuration.subscriberBufferBytes * 4, 256 << 20)
         if !configuration.inMemory && configuration.fsync == .always {
             // The loops' requests wait for the journal's writer here, and a loop that yields
-            // delays the requests of the writer's next group: a yield after every iteration cost
-            // 4% of the requests/s and raised the p99 over 6 interleaved rounds, the 250 µs rule
-            // gained nothing (BENCHMARKS.md, fourteenth session).
+            // delays the requests of the writer's next group: under scripts/bench-fsync.sh a yield
+            // after every iteration lowers the requests/s and raises the p99, and the 250 µs rule
+            // gains nothing.
             http.yieldAfterBusy = nil
         }
         return http
@@ -123,7 +123,7 @@ public final class Storehouse: Sendable {
     /// The port the server listens on (the real one when `--port 0`).
     public var port: Int { http.port }
 
-    /// Graceful shutdown (API.md, issue 6): stop accepting, end streams with `end`/`shutdown`,
+    /// Graceful shutdown: stop accepting, end streams with `end`/`shutdown`,
     /// answer what is in flight, flush the journal, within `--shutdown-grace-s`.
     public func shutdown() {
         readiness.set(.draining)
@@ -137,15 +137,4 @@ public final class Storehouse: Sendable {
     }
 
     public func waitUntilStopped() { http.waitUntilStopped() }
-}
-
-/// A value behind a lock, for the few settings written once at start and read elsewhere.
-final class LockedBox<Value>: @unchecked Sendable {  // `stored` is only touched under `lock`
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
 }

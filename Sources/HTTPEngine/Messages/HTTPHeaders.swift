@@ -8,9 +8,9 @@
 ///
 /// The fields are kept as bytes, back to back in one array, and a value becomes a `String`
 /// only when someone asks for one: a parsed request's header block is one allocation, and a
-/// response's fields go to the wire as two copies each. With a `(String, String)` per field, the
-/// strings were about a third of parsing a request; as bytes, a POST takes 7.5% fewer instructions
-/// and the journal's thread 11.1k → 9.7k per answer (BENCHMARKS.md, thirteenth session).
+/// response's fields go to the wire as two copies each. A `(String, String)` per field would make
+/// building and validating strings about a third of parsing a request
+/// (`scripts/instructions-per-request.sh` counts it).
 public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     public typealias Field = (name: String, value: String)
 

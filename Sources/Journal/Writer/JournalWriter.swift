@@ -16,9 +16,9 @@ import Synchronization
 ///   back, which cost more than the write itself here.
 /// - Under `always` it wakes the writer thread and returns: the sync (0.1–5 ms) runs there while the
 ///   loops keep reading and applying, and the next sync covers what every loop queued meanwhile
-///   (a pipelined group commit). A loop that synced itself held its other clients for the whole
-///   sync, and the two loops' syncs took turns, each covering one loop's share: 0.40× Redis's
-///   `appendfsync always` in the same run, against 0.69× pipelined (BENCHMARKS.md).
+///   (a pipelined group commit). A loop that synced itself would hold its other clients for the
+///   whole sync, and the two loops' syncs would take turns, each covering one loop's share
+///   (`scripts/bench-fsync.sh` measures the pipeline against Redis).
 final class JournalWriter: @unchecked Sendable {  // state below `queue` is touched only under `processLock`
     typealias Completion = @Sendable (Result<Void, JournalError>) -> Void
 
@@ -189,8 +189,9 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         defer {
             if policy == .always {
                 // The group's last references to its requests (their completions hold the answers,
-                // the exchanges, the parsed requests) go on another thread: freeing them here was a
-                // quarter of this thread's instructions (callgrind, BENCHMARKS.md), on the path the next sync waits on.
+                // the exchanges, the parsed requests) go on another thread: freeing them here is a
+                // quarter of this thread's instructions (callgrind, as scripts/instructions-per-request.sh
+                // runs it), on the path the next sync waits on.
                 let group = ops
                 ops = []
                 Self.reaper.async { withExtendedLifetime(group) {} }
@@ -644,8 +645,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
 
     /// Space written ahead of the records under `always`: zeros, synced with the next group.
     /// Overwriting bytes the file already has lets `fdatasync` skip the inode (the file's size
-    /// does not change), which measured 0.23 ms instead of 0.41 ms per sync and 40% less CPU on
-    /// this machine. Recovery reads a zero tail as the end of the records.
+    /// does not change), so a sync costs less time and CPU. Recovery reads a zero tail as the end
+    /// of the records.
     ///
     /// A session's first step is one page, and each step doubles the next up to this chunk, so the
     /// zeros a segment carries are at most about what its session has written: a whole chunk for
@@ -704,8 +705,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     }
 
     /// Closes descriptors of sessions outside the group being processed, down to half the budget,
-    /// those used longest ago first: in hash order, a session written in every group was closed and
-    /// reopened as often as a quiet one. The sort is over the holders (at most the budget) once per
+    /// those used longest ago first, so a session written in every group keeps its descriptor
+    /// while quiet ones give theirs up. The sort is over the holders (at most the budget) once per
     /// half a budget of opens.
     private func closeIdle() {
         let excess = holders.count - fdBudget / 2

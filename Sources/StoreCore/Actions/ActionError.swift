@@ -1,4 +1,4 @@
-/// Why an action was refused; each case maps to one problem slug of API.md.
+/// Why an action was refused; each case maps to one problem slug of docs/API.md.
 public enum ActionError: Error, Sendable, Equatable {
     /// Not an object, or no string "type" (422 `invalid-action`).
     case invalidAction(detail: String)
@@ -11,7 +11,7 @@ public enum ActionError: Error, Sendable, Equatable {
     /// 409 `action-rejected`: the reducer refused it in the current state.
     case rejected(detail: String)
 
-    /// The problem slug API.md uses for this error.
+    /// The problem slug docs/API.md uses for this error.
     public var slug: String {
         switch self {
         case .invalidAction: return "invalid-action"
@@ -22,7 +22,7 @@ public enum ActionError: Error, Sendable, Equatable {
         }
     }
 
-    /// The HTTP status API.md gives it.
+    /// The HTTP status docs/API.md gives it.
     public var status: Int {
         switch self {
         case .internalAction: return 403

@@ -2,7 +2,7 @@ extension JSONPointer {
     /// Where the value at `tokens` lies in `bytes`, a JSON text, or nil when nothing is there.
     ///
     /// The answer is a slice of the text itself, so it keeps the writer's key order and number
-    /// spelling: the same state always serializes to the same bytes, whole or in part (API.md
+    /// spelling: the same state always serializes to the same bytes, whole or in part (docs/API.md,
     /// "Conventions"). Only the members and elements on the way are read; the others are skipped
     /// by their brackets. Meant for this module's own output; any other input gives nil or some
     /// range, never a trap.

@@ -1,6 +1,6 @@
 /// Appends UTF-8 JSON to a byte buffer, without an intermediate tree.
 ///
-/// Typed states drive it directly and so choose their key order (the order API.md shows);
+/// Typed states drive it directly and so choose their key order (the order docs/API.md shows);
 /// `write(_ value: JSONValue)` sorts object keys so output is stable.
 ///
 ///     var w = JSONWriter()

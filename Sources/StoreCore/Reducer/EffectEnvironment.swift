@@ -10,7 +10,7 @@ import Darwin
 ///     var env = EffectEnvironment.live
 ///     env.sleep = { _ in }            // tests: remote calls answer at once
 public struct EffectEnvironment: Sendable {
-    /// How long effects that stand for remote calls wait (API.md: default 50 ms, `--effect-latency-ms`).
+    /// How long effects that stand for remote calls wait (default 50 ms, `--effect-latency-ms`).
     public var latency: Duration
     /// Waits; tests inject one that returns at once.
     public var sleep: @Sendable (Duration) async -> Void

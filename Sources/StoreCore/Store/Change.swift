@@ -36,7 +36,7 @@ public struct PendingEffect: Sendable {
 
 extension Change: JSONEncodable {
     /// `{"version": N, "action": {"type","payload"?,"meta"?,"at","source"}, "patch": [...]}`:
-    /// the SSE `change` data of API.md (the patch bytes are spliced, not re-encoded).
+    /// the SSE `change` data of docs/API.md (the patch bytes are spliced, not re-encoded).
     public func writeJSON(to w: inout JSONWriter) {
         w.beginObject()
         w.key("version"); w.write(version)

@@ -134,7 +134,7 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
     }
 
     /// Queues `effect`'s async work as if a reducer had returned it (outputs are dropped), for
-    /// the next `takePendingEffects`; used to run again what a restored state waits for.
+    /// the next `takePendingEffects`; recovery runs through it what a restored state waits for.
     public func queue(_ effect: Effect<Action>) {
         var outputs: [StoreOutput] = []
         effect.flatten(outputs: &outputs, jobs: &pending)

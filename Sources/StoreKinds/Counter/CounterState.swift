@@ -41,7 +41,7 @@ public struct Activity: PatchDiffable, JSONDecodable, Sendable {
 ///
 /// Each feature's state is stored where it can be (`counter`, `favorites`), so its reducer
 /// works in place; the prime modal, which spans both, is a computed view. JSON stays flat, in
-/// API.md's order.
+/// docs/API.md's order.
 public struct CounterAppState: StoreState, PatchDiffable {
     public var counter: CounterState
     public var favorites: FavoritePrimesState

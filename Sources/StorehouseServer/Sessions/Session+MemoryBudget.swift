@@ -16,7 +16,7 @@ extension Session {
 
     /// What the budget counts for this session now.
     func heldBytesLocked() -> Int {
-        var bytes = MemoryBudget.sessionOverhead + history.bytes + keptStates.bytes + idempotency.answerBytes
+        var bytes = MemoryBudget.sessionOverhead + history.bytes + keptStates.bytes + machine.ledger.answerBytes
         bytes += cachedState?.response.body.count ?? 0
         for subscriber in subscribers.values { bytes += subscriber.stream.pendingBytes }
         return bytes
@@ -31,7 +31,7 @@ extension Session {
             return
         }
         if budget.shouldShrink {
-            idempotency.letGoOfAnswers()
+            machine.ledger.letGoOfAnswers()
             if history.bytes > budget.historyShare { trimHistoryLocked() }
         }
         budget.settle(&budgetCharged, holding: heldBytesLocked())

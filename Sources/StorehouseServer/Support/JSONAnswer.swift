@@ -52,9 +52,9 @@ extension JSONAnswer {
     }
 
     /// The same answer with the state written by `encode` straight into the body, and where it lies there.
-    /// `expectedStateBytes` (the previous version's size) sizes the body once: a fixed 1 KiB made
-    /// every answer of a small state a large-bin `malloc`, which consolidates glibc's fast bins
-    /// (3% of a POST's CPU), and a large state grew by doubling.
+    /// `expectedStateBytes` (the previous version's size) sizes the body once: a fixed reserve
+    /// would make every answer of a small state a large-bin `malloc`, which consolidates glibc's
+    /// fast bins, and a large state would grow by doubling.
     static func state(version: Int, expectedStateBytes: Int, encode: (inout [UInt8]) -> Void) -> (HTTPResponse, Range<Int>) {
         var body: [UInt8] = []
         body.reserveCapacity(40 + expectedStateBytes + expectedStateBytes / 16)
