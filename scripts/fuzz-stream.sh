@@ -30,5 +30,5 @@ LINK=(); for ((i=${#LIBS[@]}-1; i>=0; i--)); do LINK+=("${LIBS[i]}"); done
 swiftc "${FLAGS[@]}" -module-name StreamFuzz Fuzz/StreamFuzz.swift "${LINK[@]}" -o "$OUT/stream-fuzz"
 [ "$SECONDS_TO_RUN" = 0 ] && exit 0  # build only
 exec "$OUT/stream-fuzz" "$OUT/stream-corpus" Fuzz/stream-corpus \
-    -max_total_time="$SECONDS_TO_RUN" -max_len=8192 -timeout=20 -rss_limit_mb=4096 -detect_leaks=0 \
+    -max_total_time="$SECONDS_TO_RUN" -max_len=8192 -timeout=60 -rss_limit_mb=4096 -detect_leaks=0 \
     -artifact_prefix=fuzz-artifacts/stream- -print_final_stats=1
