@@ -42,6 +42,8 @@ struct NodeRouting: Sendable {
         switch route {
         case .session, .state, .actions, .events:
             guard let problem = misdirection(for: id) else { return nil }
+            // OPTIONS is every session route's (a preflight), so it is misdirected like the rest.
+            guard method != "OPTIONS" else { return problem }
             return Endpoint(route: route, method: method == "HEAD" ? "GET" : method) != nil ? problem : nil
         default:
             return nil

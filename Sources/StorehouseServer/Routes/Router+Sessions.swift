@@ -4,14 +4,14 @@ import StoreCore
 import StoreKinds
 
 extension Router {
-    /// `POST /sessions`: `{"kind"?: string, "state"?: object}`, an empty body meaning the counter kind.
+    /// `POST /sessions`: `{"kind"?: string, "state"?: object}`, an empty body meaning the default kind (the first the server was given).
     func createSession(_ exchange: Exchange) {
         // Memory budget: as for actions (`postActions`), a given state counts while it is read.
         let budget = registry.context.memoryBudget
         let reservation = MemoryBudget.parsedSize(ofBody: exchange.request.body.count)
         guard budget.reserve(reservation) else { return exchange.send(MemoryBudget.refusal) }
         defer { budget.release(reservation) }
-        var kindName = "counter"
+        var kindName = registry.context.kinds.defaultKindName
         var state: JSONValue?
         // Only a body of no bytes means `{}` (what `curl -X POST` sends); whitespace alone is not
         // a JSON text (RFC 8259 §2), so it is a malformed body like any other.
@@ -30,9 +30,9 @@ extension Router {
             }
             if let given = object["state"], given != .null { state = given }
         }
-        guard let kind = KindRegistry.kind(named: kindName) else {
+        guard let kind = registry.context.kinds.kind(named: kindName) else {
             return exchange.send(Problem(422, "unknown-kind", "no store kind is called '\(Problem.quote(kindName))'",
-                                         extra: [("validKinds", .array(KindRegistry.all.map { .string($0.name) }))]))
+                                         extra: [("validKinds", .array(registry.context.kinds.all.map { .string($0.name) }))]))
         }
         registry.create(kind: kind, state: state) { result in
             switch result {
