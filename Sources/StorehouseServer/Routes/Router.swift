@@ -15,6 +15,7 @@ final class Router: HTTPHandler {
     let accessLog: AccessLog
     let readiness: Readiness
     let kindsBody: [UInt8]
+    let inspector: Inspector
 
     init(registry: SessionRegistry, metrics: Metrics, accessLog: AccessLog, readiness: Readiness) {
         self.registry = registry
@@ -22,6 +23,7 @@ final class Router: HTTPHandler {
         self.accessLog = accessLog
         self.readiness = readiness
         kindsBody = Router.encodeKinds(environment: registry.context.effectEnvironment)
+        inspector = Inspector(kindsBody: kindsBody)
     }
 
     /// The loop's appends of this iteration go to the journal as one group.
@@ -126,6 +128,7 @@ final class Router: HTTPHandler {
     private func admit(_ exchange: Exchange, name: String) -> Admitted? {
         let request = exchange.request
         let route = exchange.route
+        if let misdirected = registry.context.routing.misdirection(route: route, method: request.method, id: name) { exchange.send(misdirected); return nil }
         let method = Self.method(of: request)
         switch Endpoint(route: route, method: method) {
         case .healthz: return .healthz
@@ -151,6 +154,8 @@ final class Router: HTTPHandler {
             exchange.send(CORS.optionsAnswer(for: request, allow: Endpoint.serverMethods))
             return nil
         case (.other, _):
+            // The browser's pages and scripts: asked only once every API route has missed.
+            if let page = inspector.answer(to: request) { exchange.send(page); return nil }
             exchange.send(Problem(404, "not-found", "nothing is served at \(Problem.quote(request.path))"))
             return nil
         case (_, "OPTIONS"):
