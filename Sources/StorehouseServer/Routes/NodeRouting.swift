@@ -45,9 +45,9 @@ struct NodeRouting: Sendable {
         switch route {
         case .session, .state, .actions, .events:
             guard let problem = misdirection(for: id) else { return nil }
-            // OPTIONS is every session route's (a preflight), so it is misdirected like the rest.
-            guard method != "OPTIONS" else { return problem }
-            return Endpoint(route: route, method: method == "HEAD" ? "GET" : method) != nil ? problem : nil
+            // Every method the route serves, OPTIONS (a preflight) included.
+            let served = method == "OPTIONS" || Endpoint(route: route, method: method == "HEAD" ? "GET" : method) != nil
+            return served ? problem : nil
         default:
             return nil
         }
