@@ -103,7 +103,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
 
     // MARK: run loop
 
-    /// Runs on the calling thread until shutdown completes (used to dispose of loops that never started).
+    /// Runs on the calling thread until shutdown completes; also disposes of loops that never started.
     func runUntilStopped() { run() }
 
     func run() {
@@ -169,8 +169,8 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
                 // A loop that always finds work never sleeps, so it keeps its core until the
                 // scheduler's next tick (4 ms at HZ=250), and the threads woken meanwhile on that
                 // core (a proxy or load generator beside the server, the journal's writer) wait for
-                // it. That wait was the p99 of GET at 64 connections: 7.9 ms, against ~1 ms with
-                // this yield (BENCHMARKS.md, fourteenth session). Only past a busy stretch: a loop
+                // it, and that wait becomes the p99 of a GET at 64 connections (`bash
+                // scripts/bench-server.sh` shows it with and without this yield). Only past a busy stretch: a loop
                 // that sleeps between bursts already lets the others run.
                 core.yields.add(1, ordering: .relaxed)
                 sched_yield()
