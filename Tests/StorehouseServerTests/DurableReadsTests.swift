@@ -1,5 +1,6 @@
 import Foundation
 @testable import StorehouseServer
+import SessionCore
 import XCTest
 
 /// A client never sees a version a crash could take back: reads of the head wait for the journal,

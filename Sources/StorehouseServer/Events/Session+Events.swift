@@ -75,12 +75,11 @@ extension Session {
     /// 10,000 streams takes milliseconds, and here is the journal's thread (which completes every
     /// session's appends) or the I/O thread of the posting client, whose answer would wait.
     func publishLocked(through version: Int, outputs: [(Int, StoreOutput)]) {
-        guard version > durableVersion else { return }
-        durableVersion = version
+        guard durability.madeDurable(through: version) else { return }
         // The history window follows the durable and published versions.
         defer { trimHistoryLocked() }
         guard !subscribers.isEmpty else {
-            publishedVersion = version
+            _ = durability.publishDurable()
             pendingOutputs = []
             return
         }
@@ -102,10 +101,8 @@ extension Session {
     /// encoding each frame once for all of them. Every publication runs under the lock, oldest
     /// first, so a subscriber still gets each version once and in order.
     private func publishPendingLocked() {
-        let version = durableVersion
-        guard version > publishedVersion else { return }
-        let from = publishedVersion + 1
-        publishedVersion = version
+        guard let published = durability.publishDurable() else { return }
+        let (from, version) = (published.lowerBound, published.upperBound)
         let outputs = pendingOutputs
         pendingOutputs = []
         guard !deleted, !subscribers.isEmpty else { return }

@@ -1,5 +1,6 @@
 import Dispatch
 import Journal
+import SessionCore
 import StoreCore
 import StoreKinds
 import Synchronization
@@ -174,8 +175,7 @@ extension Session {
             self.replayedEffects = replayedEffects
             journalSnapshotVersion = baseVersion
             for change in changes { history.append(.init(version: change.version, record: change.action, patch: change.patch)) }
-            durableVersion = store.version
-            publishedVersion = store.version
+            durability.reset(to: store.version)
             if !changes.isEmpty {
                 // The base the journal replayed from is what time travel replays from, in the
                 // kind's own key order (the same state always serializes to the same bytes).

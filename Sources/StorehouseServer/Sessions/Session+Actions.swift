@@ -1,5 +1,6 @@
 import Foundation
 import HTTPEngine
+import SessionCore
 import StoreCore
 
 /// One `POST /sessions/{id}/actions`, parsed and ready for the session.
@@ -60,7 +61,7 @@ extension Session {
 
     /// Whether the head is stuck ahead of the journal (see `stuckHead`). Never in memory, where
     /// every version is durable once the lock is let go.
-    var headIsStuckLocked: Bool { store.version > durableVersion && appendsInFlight == 0 }
+    var headIsStuckLocked: Bool { durability.isStuck(head: store.version) }
 
     /// A refusal decided on the head (412, 409), answered once that head is durable: decided on
     /// a version a rollback takes back, it is decided again (the request submitted anew), since
@@ -76,14 +77,14 @@ extension Session {
             lock.unlock()
             return reply(refusal)
         }
-        parkedReads.append(ParkedRead(version: decidedOn,
-                                      answer: { [self] in
-                                          let waiters = kept ? lock.withLock { refusalBecameDurableLocked(submission) } : []
-                                          reply(refusal)
-                                          let replay = Self.replayed(refusal)
-                                          waiters.forEach { $0(replay) }
-                                      },
-                                      again: { [self] in submit(submission, reply: reply) }))
+        parkedReads.park(ParkedRead(answer: { [self] in
+                                        let waiters = kept ? lock.withLock { refusalBecameDurableLocked(submission) } : []
+                                        reply(refusal)
+                                        let replay = Self.replayed(refusal)
+                                        waiters.forEach { $0(replay) }
+                                    },
+                                    again: { [self] in submit(submission, reply: reply) }),
+                         version: decidedOn, at: nil)
         lock.unlock()
     }
 
@@ -231,8 +232,7 @@ extension Session {
             return (version: change.version,
                     bytes: RecordCoding.journalRecord(change.action, mark: isLast ? mark : nil, refusals: isLast ? carried.refusals : []))
         }
-        let appendEpoch = epoch
-        appendsInFlight += 1
+        let appendEpoch = durability.appendStarted()
         context.log.append(sessionID: id, records: journalRecords) { [self, pending] result in
             appendAnswered(result, epoch: appendEpoch, pending)
         }
@@ -283,7 +283,7 @@ extension Session {
     /// run once the lock is let go, in the order a client would see it. True when it became durable.
     private func settleLocked(_ append: AnsweredAppend, into after: inout [AfterSettling]) -> Bool {
         let pending = append.pending
-        appendsInFlight -= 1
+        let current = durability.appendAnswered(epoch: append.epoch)
         // Built only on a refusal: encoding a problem document on every completion cost 3% of a
         // durable POST's CPU.
         func unavailable() -> HTTPResponse {
@@ -294,7 +294,7 @@ extension Session {
             after.append(.answer(pending.reply, SessionProblems.notFound.response()))
             return false
         }
-        guard append.epoch == epoch else {
+        guard current else {
             // An earlier append failed and the head was rebuilt without this one. If it could not
             // be rebuilt, the last of these leaves a head nothing can make durable: reads parked
             // on it are read again, and answered 503 (`answerWhenDurable`).
@@ -321,7 +321,7 @@ extension Session {
             let durable = durableVersion
             let waiters = rollbackLocked(to: durable)
             after += takeAllParkedReadsLocked().map { .readAgain($0) }
-            epoch += 1
+            durability.rolledBack(to: durable)
             after.append(.log("session \(id): journal refused versions \(pending.first)...\(pending.last): \(error); rolled back to \(durable)"))
             let refusal = unavailable()
             after.append(.answer(pending.reply, refusal))
@@ -523,7 +523,6 @@ extension Session {
         let waiters = idempotency.drop(after: version)
         cachedState = nil
         cachedSnapshot = nil
-        durableVersion = version
         // A held snapshot is of a version that is gone: the head now (durable) goes instead. A
         // subscriber awaiting its snapshot gets the head as it is when its stream drains.
         for subscriber in subscribers.values where !subscriber.awaitingSnapshot {

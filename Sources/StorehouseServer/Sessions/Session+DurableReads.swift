@@ -1,13 +1,13 @@
 /// A read of the head (or a refusal decided on it) made while the head was not durable yet:
 /// answered once it is.
+/// Held in `Session.parkedReads` (`SessionCore.ParkedReads`) with the version it waits for.
 struct ParkedRead {
-    let version: Int
     let answer: @Sendable () -> Void
     /// Reads again: the version was rolled back, and its number will name another action.
     let again: @Sendable () -> Void
-    /// When a read of the head was parked, and its answer once parked past the deadline; nil
-    /// for a refusal, which waits on (an Idempotency-Key may keep it).
-    var expiry: (parkedAt: ContinuousClock.Instant, answer: @Sendable () -> Void)?
+    /// The answer once parked past the deadline; nil for a refusal, which waits on (an
+    /// Idempotency-Key may keep it).
+    var expired: (@Sendable () -> Void)?
 }
 
 extension Session {
@@ -43,8 +43,9 @@ extension Session {
             lock.unlock()
             return exchange.send(Self.stuckHead)
         }
-        parkedReads.append(ParkedRead(version: version, answer: answer, again: { [self] in answerWhenDurable(exchange, read) },
-                                      expiry: (.now, { exchange.send(Self.notDurableInTime) })))
+        parkedReads.park(ParkedRead(answer: answer, again: { [self] in answerWhenDurable(exchange, read) },
+                                    expired: { exchange.send(Self.notDurableInTime) }),
+                         version: version, at: .now)
         lock.unlock()
     }
 
@@ -63,14 +64,9 @@ extension Session {
         lock.lock()
         guard !parkedReads.isEmpty else { return lock.unlock() }
         let deadline = Duration.milliseconds(context.durableReadDeadlineMillis)
-        var expired: [@Sendable () -> Void] = []
-        parkedReads.removeAll { read in
-            guard let expiry = read.expiry, now - expiry.parkedAt >= deadline else { return false }
-            expired.append(expiry.answer)
-            return true
-        }
+        let expired = parkedReads.expire(now: now, deadline: deadline)
         lock.unlock()
-        expired.forEach { $0() }
+        for read in expired { read.expired?() }
     }
 
     /// `body`'s reading of the head, under the lock, when the head is durable; nil when it is not
@@ -85,16 +81,12 @@ extension Session {
     /// The parked reads whose versions are durable now, to be answered after unlocking.
     /// They are in version order: each read the head, which only moves forward between rollbacks.
     func takeDurableReadsLocked() -> [ParkedRead] {
-        let ready = parkedReads.prefix { $0.version <= durableVersion }
-        guard !ready.isEmpty else { return [] }
-        parkedReads.removeFirst(ready.count)
-        return Array(ready)
+        parkedReads.takeDurable(through: durableVersion)
     }
 
     /// Every parked read, to be read again after unlocking: after a rollback (their versions are
     /// gone) or a delete (they find the session gone).
     func takeAllParkedReadsLocked() -> [ParkedRead] {
-        defer { parkedReads = [] }
-        return parkedReads
+        parkedReads.takeAll()
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPEngine
+import SessionCore
 import StoreCore
 import Synchronization
 
@@ -32,24 +33,24 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var updatedAt: Int64
     var history: ActionHistory
     var keptStates: KeptStates
+    /// The durable and published versions and the appends in flight (`SessionCore.Durability`).
+    var durability: Durability
     /// The newest version whose actions are as durable as `--fsync` promises.
-    var durableVersion: Int
+    var durableVersion: Int { durability.durableVersion }
     /// The newest version handed to the subscribers; behind `durableVersion` while a fan-out
     /// waits on `context.fanOutQueue` (with the outputs of the versions in between).
-    var publishedVersion: Int
+    var publishedVersion: Int { durability.publishedVersion }
     var pendingOutputs: [(Int, StoreOutput)] = []
     var publishScheduled = false
     /// Streams a shutdown asked to end while actions were still on their way to the journal:
     /// they end once those settle, after the changes (`endSettledStreamsLocked`).
     var streamsEndingWhenSettled: [HTTPStream] = []
-    /// Bumped by a rollback, so completions of appends made before it are not trusted.
-    var epoch = 0
     var subscribers: [ObjectIdentifier: Subscriber] = [:] {
         didSet { hasSubscribers.store(!subscribers.isEmpty, ordering: .relaxed) }
     }
     /// Reads of the head, and refusals decided on it, waiting for it to be durable
     /// (`answerWhenDurable`), oldest first.
-    var parkedReads: [ParkedRead] = [] {
+    var parkedReads = ParkedReads<ParkedRead>() {
         didSet { hasParkedReads.store(!parkedReads.isEmpty, ordering: .relaxed) }
     }
     /// Whether `subscribers` and `parkedReads` hold anything, readable without the lock: the
@@ -58,9 +59,6 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// only moves a heartbeat or an expiry to the next second.
     let hasSubscribers = Atomic<Bool>(false)
     let hasParkedReads = Atomic<Bool>(false)
-    /// Appends handed to the log and not completed yet: with none, a head ahead of
-    /// `durableVersion` (a rollback that could not rebuild it) will not become durable.
-    var appendsInFlight = 0
     /// Appends the journal answered in the group it is completing, settled together at the
     /// group's end (`settleAnsweredAppends`); its own lock, not the session's.
     let answeredAppends = Mutex<[AnsweredAppend]>([])
@@ -102,8 +100,7 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         history = ActionHistory(capacity: context.history + context.keepEvery)
         keptStates = KeptStates(byteBudget: context.keptStateBudget)
         idempotency = IdempotencyCache(answerBudget: context.idempotencyAnswerBudget)
-        durableVersion = store.version
-        publishedVersion = store.version
+        durability = Durability(version: store.version)
         keptStates.add(version: store.version, bytes: store.encodeState())
     }
 
