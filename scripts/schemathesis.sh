@@ -9,7 +9,9 @@
 # fuzzer gets past 401/404), and one that DELETE /sessions/{id} is allowed to delete.
 # Extra arguments go to both `schemathesis run`s (e.g. --seed 1).
 #
-# Env: SCHEMATHESIS_VERSION (default 4.32.5, works with Python 3.11), ST_MAX_EXAMPLES (default
+# Env: ST_ADMIN_TOKEN: the server's --admin-token, if it has one (the admin routes are then
+#      exercised with it; without it they answer 403 admin-disabled, as documented);
+#      SCHEMATHESIS_VERSION (default 4.32.5, works with Python 3.11), ST_MAX_EXAMPLES (default
 #      25 per operation), ST_WORKERS (default 1; 4.32.5 on Python 3.11 raised an internal
 #      SystemError in its coverage phase with 2 workers here), ST_KEEP=1 keeps the work dir.
 # Takes about 2.5 minutes (time budgets: 90 s + 45 s). Exit: 0 = no failures, 1 = failures or
@@ -125,6 +127,7 @@ bearer = "$TOKEN"
 
 [auth.openapi.accessToken]
 api_key = "$TOKEN"
+$(if [ -n "${ST_ADMIN_TOKEN:-}" ]; then printf '\n[auth.openapi.adminAuth]\nbearer = "%s"\n' "$ST_ADMIN_TOKEN"; fi)
 
 [parameters]
 "path.id" = "$SID"

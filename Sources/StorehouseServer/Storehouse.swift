@@ -63,7 +63,8 @@ public final class Storehouse: Sendable {
         registryBox.value = registry
 
         self.http = HTTPServer(configuration: Self.httpConfiguration(configuration),
-                               handler: Router(registry: registry, metrics: metrics, accessLog: accessLog, readiness: readiness))
+                               handler: Router(registry: registry, metrics: metrics, accessLog: accessLog, readiness: readiness,
+                                                       access: AccessPolicy(configuration)))
     }
 
     /// The engine's settings for `configuration`.

@@ -74,6 +74,19 @@ extension ServerConfiguration {
         Option(flag: "--access-log", variable: "STOREHOUSE_ACCESS_LOG", placeholder: "true|false", help: "one line per request on stdout (default true)") { c, v throws(ConfigurationError) in
             c.accessLog = try boolean(v, flag: "--access-log")
         },
+        Option(flag: "--admin-token", variable: "STOREHOUSE_ADMIN_TOKEN", placeholder: "TOKEN", help: "operator bearer, at least 32 characters: the admin routes need it and it opens every session (default unset: admin routes answer 403)") { c, v throws(ConfigurationError) in
+            // The value is never echoed: an error names the rule, not the secret.
+            guard let token = AdminToken(v) else {
+                throw ConfigurationError(description: "--admin-token: must be at least \(AdminToken.minimumLength) characters, none of them blank or control characters")
+            }
+            c.adminToken = token
+        },
+        Option(flag: "--create-sessions", variable: "STOREHOUSE_CREATE_SESSIONS", placeholder: "open|admin", help: "who may create sessions: anyone, or only the admin token's holder (default open)") { c, v throws(ConfigurationError) in
+            guard let value = CreationPolicy(rawValue: v) else {
+                throw ConfigurationError(description: "--create-sessions: expected open or admin, got '\(v)'")
+            }
+            c.createSessions = value
+        },
     ]
 
     /// Reads flags after the program name, then fills the rest from `environment`: a variable is
@@ -122,6 +135,9 @@ extension ServerConfiguration {
             }
         }
         for (option, value) in flags { try option.apply(&configuration, value) }
+        if configuration.createSessions == .admin && configuration.adminToken == nil && !healthcheck {
+            throw ConfigurationError(description: "--create-sessions admin needs --admin-token (or STOREHOUSE_ADMIN_TOKEN): without it no one could create a session")
+        }
         return healthcheck ? .healthcheck(configuration) : .serve(configuration)
     }
 

@@ -5,6 +5,8 @@ import SessionCore
 /// a flag wins over its variable.
 public struct ServerConfiguration: Sendable, Equatable {
     public enum Fsync: String, Sendable, CaseIterable { case always, batch, never }
+    /// `open`: anyone who reaches the port creates sessions; `admin`: only a holder of the admin token.
+    public enum CreationPolicy: String, Sendable, CaseIterable { case open, admin }
 
     public var host = "127.0.0.1"
     public var port = 8080
@@ -22,6 +24,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var subscriberBufferBytes = 1 << 20
     public var shutdownGraceSeconds = 10
     public var accessLog = true
+    /// The operator's bearer (`--admin-token`): the admin routes need it, and it opens every
+    /// session; nil leaves the admin routes answering 403 `admin-disabled`.
+    public var adminToken: AdminToken?
+    /// Who may `POST /sessions` (`--create-sessions`).
+    public var createSessions = CreationPolicy.open
     /// Bytes of first answers a session keeps for its `Idempotency-Key`s (no flag: a bound,
     /// not a setting; tests lower it).
     var idempotencyAnswerBudget = IdempotencyCache.defaultAnswerBudget

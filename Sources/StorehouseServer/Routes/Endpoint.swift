@@ -9,11 +9,13 @@
 /// ```
 enum Endpoint: Equatable {
     case healthz, readyz, metrics, kinds, problem, createSession
+    /// `GET /sessions`: the admin's listing.
+    case listSessions
     /// One acting on a session, named by the path and proved by its token.
     case session(SessionEndpoint)
 
     /// Every endpoint, in the order `Allow` lists their methods.
-    private static let table: [Endpoint] = [.healthz, .readyz, .metrics, .kinds, .problem, .createSession]
+    private static let table: [Endpoint] = [.healthz, .readyz, .metrics, .kinds, .problem, .listSessions, .createSession]
         + SessionEndpoint.allCases.map(Endpoint.session)
 
     var route: Metrics.Route {
@@ -23,7 +25,7 @@ enum Endpoint: Equatable {
         case .metrics: .metrics
         case .kinds: .kinds
         case .problem: .problems
-        case .createSession: .sessions
+        case .createSession, .listSessions: .sessions
         case .session(.read), .session(.delete): .session
         case .session(.readState): .state
         case .session(.readLog), .session(.postActions): .actions
@@ -36,6 +38,18 @@ enum Endpoint: Equatable {
         case .createSession, .session(.postActions): "POST"
         case .session(.delete): "DELETE"
         default: "GET"
+        }
+    }
+
+    /// The query parameters the endpoint reads; any other is 400 `unknown-parameter`, so a
+    /// misspelt `?verison=3` is not silently answered with the head.
+    var parameters: [String] {
+        switch self {
+        case .listSessions: ["kind", "limit", "cursor"]
+        case .session(.readState): ["path", "version", "access_token"]
+        case .session(.readLog): ["since", "limit"]
+        case .session(.openEvents): ["since", "access_token"]
+        default: []
         }
     }
 

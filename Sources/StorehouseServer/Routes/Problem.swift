@@ -66,6 +66,8 @@ enum ProblemCatalog {
         "invalid-header": ("Invalid Header", "A request header this route reads has a value it cannot use, e.g. an Idempotency-Key longer than 255 bytes, or Authorization or Idempotency-Key given more than once."),
         "internal-error": ("Internal Error", "The server failed in a way it did not expect; nothing changed. The server log has the details."),
         "replay-failed": ("Replay Failed", "The state at that version could not be rebuilt from the kept history."),
+        "unknown-parameter": ("Unknown Parameter", "The route does not read this query parameter (parameter names it); a misspelt parameter is refused rather than ignored."),
+        "admin-disabled": ("Admin Disabled", "This route needs the admin token, and the server has none: start it with --admin-token (or STOREHOUSE_ADMIN_TOKEN) set to a secret of at least 32 characters."),
         "invalid-query": ("Invalid Query Parameter", "A query parameter is not a value this route accepts."),
         "invalid-state": ("Invalid State", "The given state does not decode as the kind's State."),
         "unknown-kind": ("Unknown Kind", "No store kind has this name; validKinds lists them."),

@@ -184,7 +184,7 @@ extension Router {
             guard !key.isEmpty, key.utf8.count <= 255 else {
                 return exchange.send(Problem(400, "invalid-header", "Idempotency-Key must be 1 to 255 bytes"))
             }
-            idempotency = (key, SHA256.hash(request.body))
+            idempotency = (key, SHA256.hash(Self.canonicalBody(request.body)))
         }
         let minimal = request.headers.values("Prefer").contains { field in
             // RFC 7240 §2: a list of preferences, each token [BWS "=" BWS word] with parameters
@@ -200,6 +200,15 @@ extension Router {
         session.submit(ActionSubmission(records: records, ifMatch: ifMatch, idempotency: idempotency, minimal: minimal)) { response in
             exchange.send(response)
         }
+    }
+
+    /// The body as a JSON value re-encoded by the project's writer (keys sorted, no spacing), so
+    /// that an Idempotency-Key compares what a request means, not how its client spaced or
+    /// ordered it (docs/API.md "Operators"); a body that is not JSON stays as it came, and is
+    /// refused as malformed anyway.
+    static func canonicalBody(_ body: [UInt8]) -> [UInt8] {
+        guard let value = try? JSONReader.parse(body) else { return body }
+        return value.encoded()
     }
 
     /// The usual body, one FSA object with a string `type`, read without building the object;

@@ -15,12 +15,15 @@ final class Router: HTTPHandler {
     let accessLog: AccessLog
     let readiness: Readiness
     let kindsBody: [UInt8]
+    /// The operator's token and who may create sessions (`--admin-token`, `--create-sessions`).
+    let access: AccessPolicy
 
-    init(registry: SessionRegistry, metrics: Metrics, accessLog: AccessLog, readiness: Readiness) {
+    init(registry: SessionRegistry, metrics: Metrics, accessLog: AccessLog, readiness: Readiness, access: AccessPolicy = AccessPolicy()) {
         self.registry = registry
         self.metrics = metrics
         self.accessLog = accessLog
         self.readiness = readiness
+        self.access = access
         kindsBody = Router.encodeKinds(environment: registry.context.effectEnvironment)
     }
 
@@ -72,6 +75,8 @@ final class Router: HTTPHandler {
             exchange.send(JSONAnswer.ok(kindsBody))
         case .createSession:
             createSession(exchange)
+        case .listSessions:
+            listSessions(exchange)
         case .session(let session, let endpoint):
             switch endpoint {
             case .read: exchange.send(JSONAnswer.ok(session.metadataJSON()))
@@ -95,7 +100,7 @@ final class Router: HTTPHandler {
 
     /// Where a request goes once every check that needs no body has passed.
     private enum Admitted {
-        case healthz, readyz, metrics, kinds, createSession, preflight
+        case healthz, readyz, metrics, kinds, createSession, listSessions, preflight
         case problem((title: String, explanation: String))
         case session(Session, SessionEndpoint)
     }
@@ -126,13 +131,27 @@ final class Router: HTTPHandler {
         let request = exchange.request
         let route = exchange.route
         let method = Self.method(of: request)
-        switch Endpoint(route: route, method: method) {
+        let endpoint = Endpoint(route: route, method: method)
+        if let endpoint, request.query != nil, let unknown = Self.unknownParameter(in: request, for: endpoint) {
+            exchange.send(Problem(400, "unknown-parameter", Self.unknownParameterDetail(unknown, endpoint),
+                                  extra: [("parameter", .string(String(unknown.prefix(64))))]))
+            return nil
+        }
+        switch endpoint {
         case .healthz: return .healthz
         case .readyz: return .readyz
         case .metrics: return .metrics
         case .kinds: return .kinds
         case .problem: return problemEntry(name, exchange).map(Admitted.problem)
-        case .createSession: return readyForSessions(exchange) ? .createSession : nil
+        case .createSession:
+            guard readyForSessions(exchange) else { return nil }
+            if access.createSessions == .admin {
+                guard authorizeAdmin(request, exchange) else { return nil }
+            }
+            return .createSession
+        case .listSessions:
+            guard authorizeAdmin(request, exchange), readyForSessions(exchange) else { return nil }
+            return .listSessions
         case .session(let endpoint):
             guard readyForSessions(exchange) else { return nil }
             guard let session = authorize(request, id: name, allowQueryToken: endpoint.acceptsQueryToken, exchange) else { return nil }
@@ -248,34 +267,73 @@ final class Router: HTTPHandler {
             exchange.send(SessionProblems.notFound)
             return nil
         }
+        // The admin token opens every session (docs/API.md "Operators"); the session's own is
+        // tried first, so a client's request pays for no second hash.
+        let admin = access.adminToken
+        let proved = checkBearer(request, allowQueryToken: allowQueryToken, missing: "this session needs Authorization: Bearer <token>",
+                                 wrong: "the token is not this session's", exchange) { token in
+            session.accepts(token: token) || admin?.accepts(token) == true
+        }
+        return proved ? session : nil
+    }
+
+    /// Whether the request carries the admin token; false once 403 `admin-disabled` (no token is
+    /// configured) or 401 is answered.
+    private func authorizeAdmin(_ request: HTTPRequest, _ exchange: Exchange) -> Bool {
+        guard let admin = access.adminToken else {
+            exchange.send(Problem(403, "admin-disabled",
+                                  "this route needs the admin token, and none is configured: start the server with --admin-token (or STOREHOUSE_ADMIN_TOKEN) set to a secret of at least \(AdminToken.minimumLength) characters"))
+            return false
+        }
+        return checkBearer(request, allowQueryToken: false, missing: "this route needs Authorization: Bearer <admin token>",
+                           wrong: "the token is not the admin token", exchange) { admin.accepts($0) }
+    }
+
+    /// Whether the request's bearer token (the header, or `?access_token=` where `allowQueryToken`)
+    /// passes `verify`; false once 400 or 401 is answered. The token's bytes are read in place.
+    private func checkBearer(_ request: HTTPRequest, allowQueryToken: Bool, missing: String, wrong: String, _ exchange: Exchange,
+                             verify: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
         // RFC 6750 §3.1: credentials given twice are an invalid request, not a guess at which counts.
         guard request.headers.count("Authorization") <= 1 else {
             exchange.send(Problem(400, "invalid-header", "Authorization is given more than once",
                                   headers: [("WWW-Authenticate", #"Bearer realm="storehouse", error="invalid_request""#)]))
-            return nil
+            return false
         }
-        // nil: no usable token was presented; otherwise whether it is this session's.
+        // nil: no usable token was presented; otherwise whether it passed.
         var verdict: Bool?
         var bearerGiven = false
         request.headers.withValue("Authorization") { field in
             guard let range = Self.bearerToken(in: field) else { return }
             bearerGiven = true
-            if !range.isEmpty { verdict = session.accepts(token: UnsafeBufferPointer(rebasing: field[range])) }
+            if !range.isEmpty { verdict = verify(UnsafeBufferPointer(rebasing: field[range])) }
         }
         if !bearerGiven, allowQueryToken, var token = request.queryItems().first(where: { $0.name == "access_token" })?.value {
-            if !token.isEmpty { verdict = token.withUTF8 { session.accepts(token: $0) } }
+            if !token.isEmpty { verdict = token.withUTF8 { verify($0) } }
         }
         guard let verdict else {
-            exchange.send(Problem(401, "unauthorized", "this session needs Authorization: Bearer <token>",
-                                  headers: [("WWW-Authenticate", #"Bearer realm="storehouse""#)]))
-            return nil
+            exchange.send(Problem(401, "unauthorized", missing, headers: [("WWW-Authenticate", #"Bearer realm="storehouse""#)]))
+            return false
         }
         guard verdict else {
-            exchange.send(Problem(401, "unauthorized", "the token is not this session's",
+            exchange.send(Problem(401, "unauthorized", wrong,
                                   headers: [("WWW-Authenticate", #"Bearer realm="storehouse", error="invalid_token""#)]))
-            return nil
+            return false
         }
-        return session
+        return true
+    }
+
+    /// The first query parameter `endpoint` does not read, nil when there is none.
+    static func unknownParameter(in request: HTTPRequest, for endpoint: Endpoint) -> String? {
+        let known = endpoint.parameters
+        return request.queryItems().first { !known.contains($0.name) }?.name
+    }
+
+    private static func unknownParameterDetail(_ name: String, _ endpoint: Endpoint) -> String {
+        // A client's name is quoted short: a megabyte parameter is not echoed back.
+        let quoted = "'\(name.prefix(64))'"
+        let known = endpoint.parameters
+        return known.isEmpty ? "this route takes no query parameter, got \(quoted)"
+            : "\(quoted) is not a parameter of this route; it takes \(known.joined(separator: ", "))"
     }
 
     /// The token's byte range in an `Authorization` value, nil when the value is not `Bearer <token>`;
@@ -318,6 +376,17 @@ final class Router: HTTPHandler {
             out += JSONValue.array(kind.actionTypes.map(JSONValue.string)).encoded()
             out += Array(#","internalActionTypes":"#.utf8)
             out += JSONValue.array(kind.internalActionTypes.map(JSONValue.string)).encoded()
+            // Each client action with the JSON Schema of its payload, and the outputs likewise
+            // (docs/API.md "GET /kinds"); `payloadSchema` is absent where none is taken.
+            func described(_ type: String, _ schema: JSONValue?) -> JSONValue {
+                var member: [String: JSONValue] = ["type": .string(type)]
+                if let schema { member["payloadSchema"] = schema }
+                return .object(member)
+            }
+            out += Array(#","actions":"#.utf8)
+            out += JSONValue.array(kind.actionTypes.map { described($0, kind.payloadSchema(of: $0)) }).encoded()
+            out += Array(#","outputs":"#.utf8)
+            out += JSONValue.array(kind.outputTypes.map { described($0.type, $0.payloadSchema) }).encoded()
             out += Array(#","initialState":"#.utf8)
             if let store = try? kind.makeStore(state: nil, version: 0, environment: environment) {
                 out += store.encodeState()

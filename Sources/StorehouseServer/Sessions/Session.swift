@@ -180,7 +180,7 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         return fresh
     }
 
-    /// `{"id","kind","version","createdAt","updatedAt","subscribers"}`, as of the newest durable
+    /// `{"id","kind","version","createdAt","updatedAt","expiresAt","subscribers","resident"}`, as of the newest durable
     /// version (see `answerWhenDurable`).
     func metadataJSON() -> [UInt8] {
         lock.withLock {
@@ -191,7 +191,7 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
             out += Array(Timestamp.iso8601(millis: createdAt).utf8)
             out += Array(#"","updatedAt":""#.utf8)
             out += Array(Timestamp.iso8601(millis: updatedAt).utf8)
-            out += Array(#"","subscribers":\#(subscribers.count)}"#.utf8)
+            out += Array(#"","expiresAt":null,"subscribers":\#(subscribers.count),"resident":true}"#.utf8)
             return out
         }
     }

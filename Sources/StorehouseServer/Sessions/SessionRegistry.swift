@@ -8,7 +8,23 @@ import Synchronization
 /// The map's lock is held only to look up, insert or remove; work on a session
 /// happens under that session's own lock, so sessions never wait for each other.
 final class SessionRegistry: Sendable {
-    private let sessions = Mutex<[String: Session]>([:])
+    /// The sessions by id, and their ids in order for the listing; one lock keeps the two alike.
+    private struct Table {
+        var byID: [String: Session] = [:]
+        var order = SessionIndex()
+
+        mutating func insert(_ session: Session) {
+            if byID.updateValue(session, forKey: session.id) == nil { order.insert(session.id) }
+        }
+
+        mutating func remove(_ id: String) -> Session? {
+            guard let session = byID.removeValue(forKey: id) else { return nil }
+            order.remove(id)
+            return session
+        }
+    }
+
+    private let sessions = Mutex<Table>(Table())
     let context: SessionContext
     let maxSessions: Int
 
@@ -17,11 +33,24 @@ final class SessionRegistry: Sendable {
         self.maxSessions = maxSessions
     }
 
-    var count: Int { sessions.withLock { $0.count } }
+    var count: Int { sessions.withLock { $0.byID.count } }
 
-    func lookup(_ id: String) -> Session? { sessions.withLock { $0[id] } }
+    func lookup(_ id: String) -> Session? { sessions.withLock { $0.byID[id] } }
 
-    var all: [Session] { sessions.withLock { Array($0.values) } }
+    var all: [Session] { sessions.withLock { Array($0.byID.values) } }
+
+    /// Up to `limit` sessions with ids after `cursor`, ascending, of kind `kind` when given, and
+    /// whether more follow (`GET /sessions`).
+    func page(after cursor: String?, kind: String?, limit: Int) -> (sessions: [Session], more: Bool) {
+        sessions.withLock { table in
+            let byID = table.byID  // shared storage, not a copy: the index mutates beside it
+            let (ids, more) = table.order.page(after: cursor, limit: limit) { id in
+                guard let kind else { return true }
+                return byID[id]?.kind.name == kind
+            }
+            return (ids.compactMap { byID[$0] }, more)
+        }
+    }
 
     /// Creates a session of `kind` from `state` (nil: the kind's initial state). `completion` gets the
     /// session and its token once its metadata is durable, or the problem to answer.
@@ -39,10 +68,10 @@ final class SessionRegistry: Sendable {
         let tokenHash = SHA256.hash(Array(token.utf8))
         let now = context.now()
         let session = Session(id: id, kind: kind, tokenHash: tokenHash, createdAt: now, store: store, context: context)
-        let inserted = sessions.withLock { map -> Bool? in
-            guard map.count < maxSessions else { return false }
-            guard map[id] == nil else { return nil }  // 2⁻¹²⁸, but a session is never replaced
-            map[id] = session
+        let inserted = sessions.withLock { table -> Bool? in
+            guard table.byID.count < maxSessions else { return false }
+            guard table.byID[id] == nil else { return nil }  // 2⁻¹²⁸, but a session is never replaced
+            table.insert(session)
             return true
         }
         guard let inserted else { return create(kind: kind, state: state, completion: completion) }
@@ -60,7 +89,7 @@ final class SessionRegistry: Sendable {
                 completion(.success((session, token)))
                 session.start(waiting)
             case .failure(let error):
-                _ = sessions.withLock { $0.removeValue(forKey: id) }
+                _ = sessions.withLock { $0.remove(id) }
                 ServerLog.error("cannot create session files: \(error)")
                 completion(.failure(Problem(503, "journal-unavailable", "the session could not be made durable; retry later",
                                             headers: [("Retry-After", "1")])))
@@ -72,7 +101,7 @@ final class SessionRegistry: Sendable {
     /// false when there was no such session.
     @discardableResult
     func delete(_ id: String, completion: @escaping @Sendable () -> Void) -> Bool {
-        guard let session = sessions.withLock({ $0.removeValue(forKey: id) }) else { return false }
+        guard let session = sessions.withLock({ $0.remove(id) }) else { return false }
         session.markDeleted()
         context.log.delete(sessionID: id, completion: completion)
         return true
@@ -80,7 +109,7 @@ final class SessionRegistry: Sendable {
 
     /// Adds a session rebuilt from disk.
     func adopt(_ session: Session) {
-        sessions.withLock { $0[session.id] = session }
+        sessions.withLock { $0.insert(session) }
     }
 
     /// Sends `: keep-alive` to silent subscribers once a second, from a timer thread of its own.

@@ -1,0 +1,52 @@
+import HTTPEngine
+import StoreCore
+import StoreKinds
+
+extension Router {
+    /// `GET /sessions?kind=K&limit=L&cursor=C` (admin): the sessions in id order, a page at a
+    /// time. The cursor is the last id of the page before, so a page never repeats or skips a
+    /// session that outlives the listing, whatever is created or deleted between pages.
+    func listSessions(_ exchange: Exchange) {
+        var kind: String?
+        var limit = 100
+        var cursor: String?
+        for (name, value) in exchange.request.queryItems() {
+            switch name {
+            case "kind":
+                guard KindRegistry.kind(named: value) != nil else {
+                    return exchange.send(Problem(422, "unknown-kind", "no store kind is called '\(value.prefix(64))'",
+                                                 extra: [("validKinds", .array(KindRegistry.all.map { .string($0.name) }))]))
+                }
+                kind = value
+            case "limit":
+                guard let parsed = Self.decimal(value), parsed >= 1 else {
+                    return exchange.send(Problem(400, "invalid-query", "limit must be an integer from 1 to 1000, got '\(value.prefix(64))'"))
+                }
+                limit = min(parsed, 1_000)
+            case "cursor":
+                guard Secrets.isWellFormedID(value) else {
+                    return exchange.send(Problem(400, "invalid-query", "cursor must be the next of an earlier page, got '\(value.prefix(64))'"))
+                }
+                cursor = value
+            default:
+                break  // `admit` refused any other
+            }
+        }
+        let (sessions, more) = registry.page(after: cursor, kind: kind, limit: limit)
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + sessions.count * 220)
+        out += Array(#"{"sessions":["#.utf8)
+        for (index, session) in sessions.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out += session.metadataJSON()
+        }
+        out += Array(#"],"next":"#.utf8)
+        if more, let last = sessions.last {
+            out += JSONValue.string(last.id).encoded()
+        } else {
+            out += Array("null".utf8)
+        }
+        out.append(UInt8(ascii: "}"))
+        exchange.send(JSONAnswer.ok(out))
+    }
+}
