@@ -23,7 +23,10 @@ let package = Package(
         .target(name: "StoreKinds", dependencies: ["StoreCore"], swiftSettings: releaseSettings),
         // A session's bookkeeping as values: history window, kept states, idempotency ledger,
         // durability; knows nothing of HTTP, the journal, threads or locks.
-        .target(name: "SessionCore", dependencies: ["StoreCore"], swiftSettings: releaseSettings),
+        // Its types are generic over the host's answers and reads: cross-module optimization lets
+        // the server specialize them, so the bookkeeping costs what it did inside the server.
+        .target(name: "SessionCore", dependencies: ["StoreCore"],
+                swiftSettings: releaseSettings + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]),
         // HTTP/1.1 over non-blocking sockets; knows nothing of stores.
         .target(name: "HTTPEngine", swiftSettings: releaseSettings),
         // Append-only journal and snapshots on disk; knows nothing of stores or HTTP.

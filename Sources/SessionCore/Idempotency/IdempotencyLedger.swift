@@ -169,3 +169,4 @@ public struct IdempotencyLedger<Answer: LedgerAnswer, Waiter> {
 
 extension IdempotencyLedger: Sendable where Answer: Sendable, Waiter: Sendable {}
 extension IdempotencyLedger.Entry: Sendable where Answer: Sendable, Waiter: Sendable {}
+extension IdempotencyLedger.Entry: Equatable where Answer: Equatable, Waiter: Equatable {}

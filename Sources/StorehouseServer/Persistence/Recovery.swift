@@ -175,7 +175,9 @@ extension Session {
             self.replayedEffects = replayedEffects
             journalSnapshotVersion = baseVersion
             for change in changes { history.append(.init(version: change.version, record: change.action, patch: change.patch)) }
-            durability.reset(to: store.version)
+            var commands = feedLocked(.recovered(version: store.version))
+            var after = Afterwards()
+            runLocked(&commands, pending: nil, into: &after)
             if !changes.isEmpty {
                 // The base the journal replayed from is what time travel replays from, in the
                 // kind's own key order (the same state always serializes to the same bytes).
@@ -198,7 +200,7 @@ extension Session {
             }
             trimHistoryLocked()
             self.updatedAt = updatedAt
-            self.idempotency = idempotency
+            machine.ledger = idempotency
         }
     }
 }

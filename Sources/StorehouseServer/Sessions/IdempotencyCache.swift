@@ -2,8 +2,8 @@ import HTTPEngine
 import SessionCore
 
 /// A session's idempotency ledger: first answers kept as the HTTP responses they were, repeats
-/// waiting on a key as the replies that answer them.
-typealias IdempotencyCache = IdempotencyLedger<HTTPResponse, @Sendable (HTTPResponse) -> Void>
+/// waiting on a key as their request ids (`Session.waitingRepeats` holds their replies).
+typealias IdempotencyCache = IdempotencyLedger<HTTPResponse, RequestID>
 
 extension HTTPResponse: LedgerAnswer {
     public var byteCount: Int { body.count }

@@ -1,13 +1,13 @@
 /// A read of the head (or a refusal decided on it) made while the head was not durable yet:
 /// answered once it is.
-/// Held in `Session.parkedReads` (`SessionCore.ParkedReads`) with the version it waits for.
+/// Held by `Session.machine` with the version it waits for.
 struct ParkedRead {
     let answer: @Sendable () -> Void
     /// Reads again: the version was rolled back, and its number will name another action.
     let again: @Sendable () -> Void
-    /// The answer once parked past the deadline; nil for a refusal, which waits on (an
-    /// Idempotency-Key may keep it).
-    var expired: (@Sendable () -> Void)?
+    /// Answers a problem instead (the read waited past the deadline); nil for a refusal, which
+    /// waits on (an Idempotency-Key may keep it).
+    var refuse: (@Sendable (Problem) -> Void)?
 }
 
 extension Session {
@@ -35,24 +35,18 @@ extension Session {
             return exchange.send(SessionProblems.notFound)
         }
         let (version, answer) = read()
-        guard version > durableVersion else {
+        // The common case, without building a parked read.
+        guard !machine.isDurable(version) else {
             lock.unlock()
             return answer()
         }
-        guard !headIsStuckLocked else {
-            lock.unlock()
-            return exchange.send(Self.stuckHead)
-        }
-        parkedReads.park(ParkedRead(answer: answer, again: { [self] in answerWhenDurable(exchange, read) },
-                                    expired: { exchange.send(Self.notDurableInTime) }),
-                         version: version, at: .now)
+        var commands = feedLocked(.read(ParkedRead(answer: answer, again: { [self] in answerWhenDurable(exchange, read) },
+                                                   refuse: { exchange.send($0) }),
+                                        version: version, head: store.version, at: .now))
+        var after = Afterwards()
+        runLocked(&commands, pending: nil, into: &after)
         lock.unlock()
-    }
-
-    /// The answer to a read whose head did not become durable within the deadline.
-    static var notDurableInTime: Problem {
-        Problem(503, "journal-unavailable", "the session's newest actions are not durable yet (the disk is slow); nothing was read",
-                headers: [("Retry-After", "1")])
+        after.run(self)
     }
 
     /// Answers 503 to the reads parked past `durableReadDeadlineMillis`: a disk that stalls holds
@@ -62,11 +56,12 @@ extension Session {
     func expireParkedReads(now: ContinuousClock.Instant = .now) {
         guard hasParkedReads.load(ordering: .relaxed) else { return }
         lock.lock()
-        guard !parkedReads.isEmpty else { return lock.unlock() }
-        let deadline = Duration.milliseconds(context.durableReadDeadlineMillis)
-        let expired = parkedReads.expire(now: now, deadline: deadline)
+        guard !machine.parked.isEmpty else { return lock.unlock() }
+        var commands = feedLocked(.tick(now: now, deadline: .milliseconds(context.durableReadDeadlineMillis)))
+        var after = Afterwards()
+        runLocked(&commands, pending: nil, into: &after)
         lock.unlock()
-        for read in expired { read.expired?() }
+        after.run(self)
     }
 
     /// `body`'s reading of the head, under the lock, when the head is durable; nil when it is not
@@ -76,17 +71,5 @@ extension Session {
         lock.lock()
         defer { lock.unlock() }
         return store.version <= durableVersion && !deleted ? body() : nil
-    }
-
-    /// The parked reads whose versions are durable now, to be answered after unlocking.
-    /// They are in version order: each read the head, which only moves forward between rollbacks.
-    func takeDurableReadsLocked() -> [ParkedRead] {
-        parkedReads.takeDurable(through: durableVersion)
-    }
-
-    /// Every parked read, to be read again after unlocking: after a rollback (their versions are
-    /// gone) or a delete (they find the session gone).
-    func takeAllParkedReadsLocked() -> [ParkedRead] {
-        parkedReads.takeAll()
     }
 }
