@@ -73,7 +73,8 @@ enum Recovery {
     static func damaged(_ id: String, meta bytes: [UInt8], context: SessionContext) -> Session? {
         guard let meta = try? SnapshotCoding.decodeMeta(bytes), meta.id == id, let kind = KindRegistry.kind(named: meta.kind),
               let store = try? kind.makeStore(state: nil, version: 0, environment: context.effectEnvironment) else { return nil }
-        return Session(id: id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context, damaged: true)
+        return Session(id: id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context, damaged: true,
+                       forkedFrom: meta.forkedFrom)
     }
 
     static func rebuild(_ item: RecoveredSession, context: SessionContext) throws -> Session {
@@ -145,7 +146,8 @@ enum Recovery {
                kept.firstVersion == entry.firstVersion, kept.createdAt == entry.createdAt { continue }
             idempotency.insert(key, entry)
         }
-        let session = Session(id: meta.id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context)
+        let session = Session(id: meta.id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context,
+                              forkedFrom: meta.forkedFrom)
         session.restore(changes: changes, baseVersion: version, baseState: state, keptAlong: keptAlong,
                         updatedAt: updatedAt, idempotency: idempotency, replayedEffects: replayedEffects)
         return session

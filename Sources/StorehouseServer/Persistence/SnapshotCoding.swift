@@ -66,19 +66,21 @@ enum SnapshotCoding {
 
     /// Session metadata: never the token, only its SHA-256; and the starting state when the
     /// session was created from a given one (it is not the kind's initial state, so replay needs it).
-    static func meta(id: String, kind: String, createdAt: Int64, tokenHash: [UInt8], state: [UInt8]?) -> [UInt8] {
+    static func meta(id: String, kind: String, createdAt: Int64, tokenHash: [UInt8], state: [UInt8]?, forkedFrom: ForkOrigin? = nil) -> [UInt8] {
         var out = Array(#"{"id":"\#(id)","kind":"\#(kind)","createdAt":\#(createdAt),"tokenSHA256":"\#(Secrets.hex(tokenHash))""#.utf8)
+        if let forkedFrom { out += Array(#","forkedFrom":"#.utf8) + forkedFrom.json.encoded() }
         if let state { out += Array(#","state":"#.utf8) + state }
         out.append(UInt8(ascii: "}"))
         return out
     }
 
-    static func decodeMeta(_ bytes: [UInt8]) throws -> (id: String, kind: String, createdAt: Int64, tokenHash: [UInt8], state: JSONValue?) {
+    static func decodeMeta(_ bytes: [UInt8]) throws -> (id: String, kind: String, createdAt: Int64, tokenHash: [UInt8], state: JSONValue?,
+                                                       forkedFrom: ForkOrigin?) {
         guard case .object(let o) = try JSONReader.parse(bytes, maxDepth: 10_000), case .string(let id)? = o["id"], case .string(let kind)? = o["kind"],
               case .int(let createdAt)? = o["createdAt"], case .string(let hash)? = o["tokenSHA256"] else {
             throw RecordCoding.DecodeError(description: "metadata is not session metadata")
         }
-        return (id, kind, Int64(createdAt), hexBytes(hash), o["state"])
+        return (id, kind, Int64(createdAt), hexBytes(hash), o["state"], ForkOrigin(o["forkedFrom"]))
     }
 
     static func hexBytes(_ text: String) -> [UInt8] {

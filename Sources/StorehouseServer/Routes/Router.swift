@@ -291,7 +291,7 @@ final class Router: HTTPHandler {
 
     /// Whether the request's bearer token (the header, or `?access_token=` where `allowQueryToken`)
     /// passes `verify`; false once 400 or 401 is answered. The token's bytes are read in place.
-    private func checkBearer(_ request: HTTPRequest, allowQueryToken: Bool, missing: String, wrong: String, _ exchange: Exchange,
+    func checkBearer(_ request: HTTPRequest, allowQueryToken: Bool, missing: String, wrong: String, _ exchange: Exchange,
                              verify: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
         // RFC 6750 §3.1: credentials given twice are an invalid request, not a guess at which counts.
         guard request.headers.count("Authorization") <= 1 else {

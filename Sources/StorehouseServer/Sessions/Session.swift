@@ -24,6 +24,8 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// Set for a session whose journal could not be replayed at start: it answers its owner
     /// 503 `session-damaged` (and `DELETE`), rather than 404 as if it had never existed.
     let damaged: Bool
+    /// The session and version this one was forked from, nil for one created otherwise.
+    let forkedFrom: ForkOrigin?
 
     let lock = SessionLock()
     /// The token, once a request proved it: a heap buffer (byte count, then the bytes) published
@@ -93,8 +95,9 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var bytesSinceKeptState = 0
 
     init(id: String, kind: any StoreKind, tokenHash: [UInt8], createdAt: Int64, store: any AnyStore, context: SessionContext,
-         damaged: Bool = false) {
+         damaged: Bool = false, forkedFrom: ForkOrigin? = nil) {
         self.id = id
+        self.forkedFrom = forkedFrom
         self.damaged = damaged
         self.kind = kind
         self.tokenHash = tokenHash
@@ -185,7 +188,10 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         return fresh
     }
 
-    /// `{"id","kind","version","createdAt","updatedAt","expiresAt","subscribers","resident"}`, as of the newest durable
+    /// The newest durable version, taken under the lock.
+    func durableVersionNow() -> Int { lock.withLock { durableVersion } }
+
+    /// `{"id","kind","version","createdAt","updatedAt","expiresAt","subscribers","resident","forkedFrom"?}`, as of the newest durable
     /// version (see `answerWhenDurable`).
     func metadataJSON() -> [UInt8] {
         lock.withLock {
@@ -196,7 +202,11 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
             out += Array(Timestamp.iso8601(millis: createdAt).utf8)
             out += Array(#"","updatedAt":""#.utf8)
             out += Array(Timestamp.iso8601(millis: updatedAt).utf8)
-            out += Array(#"","expiresAt":null,"subscribers":\#(subscribers.count),"resident":true}"#.utf8)
+            out += Array(#"","expiresAt":null,"subscribers":\#(subscribers.count),"resident":true"#.utf8)
+            if let forkedFrom {
+                out += Array(#","forkedFrom":"#.utf8) + forkedFrom.json.encoded()
+            }
+            out.append(UInt8(ascii: "}"))
             return out
         }
     }

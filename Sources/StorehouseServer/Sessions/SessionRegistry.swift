@@ -54,7 +54,7 @@ final class SessionRegistry: Sendable {
 
     /// Creates a session of `kind` from `state` (nil: the kind's initial state). `completion` gets the
     /// session and its token once its metadata is durable, or the problem to answer.
-    func create(kind: any StoreKind, state: JSONValue?,
+    func create(kind: any StoreKind, state: JSONValue?, forkedFrom: ForkOrigin? = nil,
                 completion: @escaping @Sendable (Result<(session: Session, token: String), Problem>) -> Void) {
         guard count < maxSessions else { return completion(.failure(Self.full)) }
         let store: any AnyStore
@@ -67,18 +67,18 @@ final class SessionRegistry: Sendable {
         let token = Secrets.randomBase64URL(bytes: 32)
         let tokenHash = SHA256.hash(Array(token.utf8))
         let now = context.now()
-        let session = Session(id: id, kind: kind, tokenHash: tokenHash, createdAt: now, store: store, context: context)
+        let session = Session(id: id, kind: kind, tokenHash: tokenHash, createdAt: now, store: store, context: context, forkedFrom: forkedFrom)
         let inserted = sessions.withLock { table -> Bool? in
             guard table.byID.count < maxSessions else { return false }
             guard table.byID[id] == nil else { return nil }  // 2⁻¹²⁸, but a session is never replaced
             table.insert(session)
             return true
         }
-        guard let inserted else { return create(kind: kind, state: state, completion: completion) }
+        guard let inserted else { return create(kind: kind, state: state, forkedFrom: forkedFrom, completion: completion) }
         guard inserted else { return completion(.failure(Self.full)) }
         // A restored state goes into the creation record itself, so it is durable before the 201.
         let meta = SnapshotCoding.meta(id: id, kind: kind.name, createdAt: now, tokenHash: tokenHash,
-                                       state: state == nil ? nil : store.encodeState())
+                                       state: state == nil ? nil : store.encodeState(), forkedFrom: forkedFrom)
         context.log.create(sessionID: id, meta: meta) { [self] result in
             switch result {
             case .success:
