@@ -77,8 +77,9 @@ done
 #   of the session's state or kind, which no schema can know: postActions answers 412 (If-Match
 #   names another version) and 422 (unknown-action / invalid-payload for a type or payload the
 #   kind does not take; idempotency-key-reused); createSession answers 422 (invalid-state: an
-#   object that does not decode as the kind's State). Those statuses are accepted for those two
-#   operations only.
+#   object that does not decode as the kind's State); importSession answers 409 and 422 (a
+#   drawn document names a taken id, or its actions do not replay). Those statuses are
+#   accepted for those operations only.
 # - negative_data_rejection on postActions also accepts 412: preconditions are evaluated before
 #   the content is processed (RFC 9110 §13.2.2), so a broken body with a stale If-Match is 412.
 # - getEvents: the stream never ends, so each request reads 1 event (the snapshot, or a replayed
@@ -110,6 +111,10 @@ checks.negative_data_rejection.expected-statuses = ["400", "401", "403", "404", 
 [[operations]]
 include-operation-id = "createSession"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
+
+[[operations]]
+include-operation-id = "importSession"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "409", "413", "422", "5xx"]
 
 [[operations]]
 include-operation-id = "getEvents"

@@ -12,7 +12,8 @@ public final class Metrics: Sendable {
     public enum Route: String, Sendable, CaseIterable {
         case healthz = "/healthz", readyz = "/readyz", metrics = "/metrics", kinds = "/kinds", problems = "/problems/{slug}"
         case sessions = "/sessions", session = "/sessions/{id}", state = "/sessions/{id}/state"
-        case actions = "/sessions/{id}/actions", events = "/sessions/{id}/events", other = "other"
+        case actions = "/sessions/{id}/actions", events = "/sessions/{id}/events"
+        case export = "/sessions/{id}/export", sessionImport = "/sessions/import", other = "other"
 
         /// The position in `allCases`, without building that array.
         var index: Int {
@@ -27,7 +28,9 @@ public final class Metrics: Sendable {
             case .state: return 7
             case .actions: return 8
             case .events: return 9
-            case .other: return 10
+            case .export: return 10
+            case .sessionImport: return 11
+            case .other: return 12
             }
         }
     }

@@ -11,11 +11,13 @@ enum Endpoint: Equatable {
     case healthz, readyz, metrics, kinds, problem, createSession
     /// `GET /sessions`: the admin's listing.
     case listSessions
+    /// `POST /sessions/import`: the admin recreates an exported session.
+    case importSession
     /// One acting on a session, named by the path and proved by its token.
     case session(SessionEndpoint)
 
     /// Every endpoint, in the order `Allow` lists their methods.
-    private static let table: [Endpoint] = [.healthz, .readyz, .metrics, .kinds, .problem, .listSessions, .createSession]
+    private static let table: [Endpoint] = [.healthz, .readyz, .metrics, .kinds, .problem, .listSessions, .createSession, .importSession]
         + SessionEndpoint.allCases.map(Endpoint.session)
 
     var route: Metrics.Route {
@@ -26,6 +28,8 @@ enum Endpoint: Equatable {
         case .kinds: .kinds
         case .problem: .problems
         case .createSession, .listSessions: .sessions
+        case .importSession: .sessionImport
+        case .session(.export): .export
         case .session(.read), .session(.delete): .session
         case .session(.readState): .state
         case .session(.readLog), .session(.postActions): .actions
@@ -35,7 +39,7 @@ enum Endpoint: Equatable {
 
     var method: String {
         switch self {
-        case .createSession, .session(.postActions): "POST"
+        case .createSession, .importSession, .session(.postActions): "POST"
         case .session(.delete): "DELETE"
         default: "GET"
         }
@@ -81,7 +85,7 @@ enum Endpoint: Equatable {
 
 /// An endpoint acting on one session.
 enum SessionEndpoint: CaseIterable {
-    case read, delete, readState, readLog, postActions, openEvents
+    case read, delete, readState, readLog, postActions, openEvents, export
 
     /// Whether the token may come as `?access_token=` (RFC 6750 §2.3): for the reads a browser
     /// makes without headers (an `EventSource`, a link to the state).

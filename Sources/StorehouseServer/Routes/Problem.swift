@@ -67,6 +67,8 @@ enum ProblemCatalog {
         "internal-error": ("Internal Error", "The server failed in a way it did not expect; nothing changed. The server log has the details."),
         "replay-failed": ("Replay Failed", "The state at that version could not be rebuilt from the kept history."),
         "unknown-parameter": ("Unknown Parameter", "The route does not read this query parameter (parameter names it); a misspelt parameter is refused rather than ignored."),
+        "invalid-export": ("Invalid Export", "The body is not an export document this server can import; detail names the member (a state that does not decode, actions that do not replay to their version included). Nothing was created."),
+        "session-exists": ("Session Exists", "A session with the export's id exists (or is being imported); delete it first to import it again."),
         "admin-disabled": ("Admin Disabled", "This route needs the admin token, and the server has none: start it with --admin-token (or STOREHOUSE_ADMIN_TOKEN) set to a secret of at least 32 characters."),
         "invalid-query": ("Invalid Query Parameter", "A query parameter is not a value this route accepts."),
         "invalid-state": ("Invalid State", "The given state does not decode as the kind's State."),

@@ -49,4 +49,34 @@ extension Router {
         out.append(UInt8(ascii: "}"))
         exchange.send(JSONAnswer.ok(out))
     }
+
+    /// `GET /sessions/{id}/export`: the whole session as one document (`Session.exportDocument`).
+    func exportSession(_ session: Session, _ exchange: Exchange) {
+        do { exchange.send(JSONAnswer.ok(try session.exportDocument())) } catch { exchange.send(error) }
+    }
+
+    /// `POST /sessions/import` (admin): 201 as for a created session, without a token (the
+    /// exported session's own keeps working).
+    func importSession(_ exchange: Exchange) {
+        let value: JSONValue
+        do { value = try JSONReader.parse(exchange.request.body, maxDepth: 10_000) } catch {
+            return exchange.send(Problem(400, "malformed-json", "the body is not JSON: \(error)"))
+        }
+        let export: SessionExport
+        do throws(Problem) { export = try SessionExport(json: value) } catch { return exchange.send(error) }
+        registry.importSession(export) { result in
+            switch result {
+            case .failure(let problem):
+                exchange.send(problem)
+            case .success(let session):
+                let (version, state) = session.currentState()
+                var body = Array(#"{"id":"\#(session.id)","kind":"\#(session.kind.name)","version":\#(version),"state":"#.utf8)
+                body += state
+                body.append(UInt8(ascii: "}"))
+                var response = JSONAnswer.ok(body, status: 201, etagVersion: version)
+                response.headers.add("Location", "/sessions/\(session.id)")
+                exchange.send(response)
+            }
+        }
+    }
 }

@@ -77,6 +77,8 @@ final class Router: HTTPHandler {
             createSession(exchange)
         case .listSessions:
             listSessions(exchange)
+        case .importSession:
+            importSession(exchange)
         case .session(let session, let endpoint):
             switch endpoint {
             case .read: exchange.send(JSONAnswer.ok(session.metadataJSON()))
@@ -85,6 +87,7 @@ final class Router: HTTPHandler {
             case .readLog: readLog(session, exchange)
             case .postActions: postActions(session, exchange)
             case .openEvents: openEvents(session, exchange)
+            case .export: exportSession(session, exchange)
             }
         }
     }
@@ -100,7 +103,7 @@ final class Router: HTTPHandler {
 
     /// Where a request goes once every check that needs no body has passed.
     private enum Admitted {
-        case healthz, readyz, metrics, kinds, createSession, listSessions, preflight
+        case healthz, readyz, metrics, kinds, createSession, listSessions, importSession, preflight
         case problem((title: String, explanation: String))
         case session(Session, SessionEndpoint)
     }
@@ -110,7 +113,7 @@ final class Router: HTTPHandler {
         let (route, name) = request.withPathBytes { path -> (Metrics.Route, String) in
             let (route, second) = Self.route(path: path)
             switch route {
-            case .problems, .session, .state, .actions, .events:
+            case .problems, .session, .state, .actions, .events, .export:
                 return (route, String(decoding: UnsafeBufferPointer(rebasing: path[second]), as: UTF8.self))
             default:
                 return (route, "")
@@ -152,6 +155,9 @@ final class Router: HTTPHandler {
         case .listSessions:
             guard authorizeAdmin(request, exchange), readyForSessions(exchange) else { return nil }
             return .listSessions
+        case .importSession:
+            guard authorizeAdmin(request, exchange), readyForSessions(exchange) else { return nil }
+            return .importSession
         case .session(let endpoint):
             guard readyForSessions(exchange) else { return nil }
             guard let session = authorize(request, id: name, allowQueryToken: endpoint.acceptsQueryToken, exchange) else { return nil }
@@ -175,7 +181,7 @@ final class Router: HTTPHandler {
             // A preflight carries no token, so only existence is checked: an unknown or deleted
             // session is 404 here as everywhere (its id is 128 random bits, so this tells nothing).
             switch route {
-            case .session, .state, .actions, .events:
+            case .session, .state, .actions, .events, .export:
                 guard readyForSessions(exchange) else { return nil }
                 guard session(named: name) != nil else {
                     exchange.send(SessionProblems.notFound.response())
@@ -232,12 +238,14 @@ final class Router: HTTPHandler {
             if segment(first, is: "kinds") { return (.kinds, second) }
             if segment(first, is: "sessions") { return (.sessions, second) }
             return (.other, second)
+        case 2 where segment(first, is: "sessions") && segment(second, is: "import"): return (.sessionImport, second)
         case 2 where segment(first, is: "sessions") && !second.isEmpty: return (.session, second)
         case 2 where segment(first, is: "problems") && !second.isEmpty: return (.problems, second)
         case 3 where segment(first, is: "sessions") && !second.isEmpty:
             if segment(third, is: "state") { return (.state, second) }
             if segment(third, is: "actions") { return (.actions, second) }
             if segment(third, is: "events") { return (.events, second) }
+            if segment(third, is: "export") { return (.export, second) }
             return (.other, second)
         default: return (.other, second)
         }

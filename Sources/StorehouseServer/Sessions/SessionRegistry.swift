@@ -12,6 +12,8 @@ final class SessionRegistry: Sendable {
     private struct Table {
         var byID: [String: Session] = [:]
         var order = SessionIndex()
+        /// Ids of imports under way: taken, though not yet served.
+        var importing: Set<String> = []
 
         mutating func insert(_ session: Session) {
             if byID.updateValue(session, forKey: session.id) == nil { order.insert(session.id) }
@@ -107,6 +109,26 @@ final class SessionRegistry: Sendable {
         return true
     }
 
+    /// Takes `id` for an import under way; the refusal when it is in use or the server is full.
+    func reserveImport(_ id: String) -> Problem? {
+        sessions.withLock { table in
+            guard table.byID[id] == nil, !table.importing.contains(id) else {
+                return Problem(409, "session-exists", "a session with this id exists; delete it first to import it again")
+            }
+            guard table.byID.count + table.importing.count < maxSessions else { return Self.full }
+            table.importing.insert(id)
+            return nil
+        }
+    }
+
+    /// Ends an import under way: `serving` is the imported session, nil when the import failed.
+    func releaseImport(_ id: String, serving session: Session?) {
+        sessions.withLock { table in
+            table.importing.remove(id)
+            if let session { table.insert(session) }
+        }
+    }
+
     /// Adds a session rebuilt from disk.
     func adopt(_ session: Session) {
         sessions.withLock { $0.insert(session) }
@@ -129,6 +151,6 @@ final class SessionRegistry: Sendable {
         return timer
     }
 
-    private static let full = Problem(503, "too-many-sessions", "the server holds as many sessions as it may",
+    static let full = Problem(503, "too-many-sessions", "the server holds as many sessions as it may",
                                       headers: [("Retry-After", "1")])
 }
