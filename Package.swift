@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "HTTPEngine", swiftSettings: releaseSettings),
         // Append-only journal and snapshots on disk; knows nothing of stores or HTTP.
         .target(name: "Journal", swiftSettings: releaseSettings),
-        // The session API of docs/API.md on top of the three above.
+        // The session API of docs/API.md on top of the four above.
         .target(name: "StorehouseServer", dependencies: ["StoreCore", "StoreKinds", "SessionCore", "HTTPEngine", "Journal"], swiftSettings: releaseSettings),
         .executableTarget(name: "storehouse", dependencies: ["StorehouseServer"], swiftSettings: releaseSettings),
         .executableTarget(name: "storehouse-bench", dependencies: ["StoreCore", "StoreKinds", "HTTPEngine", "Journal", "StorehouseServer"]),

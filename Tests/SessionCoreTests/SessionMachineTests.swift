@@ -96,9 +96,8 @@ final class SessionMachineTests: XCTestCase {
             $0.durable = 1
             $0.keys["k"] = .init(durable: true)
         }
-        let first = IdempotencyLedger<[UInt8], RequestID>.Entry(bodyHash: [1], firstVersion: 1, lastVersion: 1, minimal: false, createdAt: 0,
-                                                                 response: Array("first".utf8), durable: true)
-        machine.send(.submit(3, key: ("k", [1]), head: 1, now: 5), [.reply(3, .replay(first))])
+        machine.send(.submit(3, key: ("k", [1]), head: 1, now: 5), [.reply(3, .replay(key: "k"))])
+        XCTAssertEqual(machine.machine.ledger.entries["k"]?.response, Array("first".utf8), "the answer the host replays")
         machine.send(.submit(4, key: ("k", [2]), head: 1, now: 5), [.reply(4, .keyReused("k"))])
         // Past its lifetime the key is new again.
         machine.send(.submit(5, key: ("k", [2]), head: 1, now: 24 * 3_600_000), [.proceed(5)])
@@ -113,7 +112,8 @@ final class SessionMachineTests: XCTestCase {
         ledger.insert("k", recovered)
         let machine = TestMachine(version: 4, ledger: ledger)
         machine.send(.recovered(version: 4), [])
-        machine.send(.submit(1, key: ("k", [9]), head: 4, now: 1), [.reply(1, .replay(recovered))])
+        machine.send(.submit(1, key: ("k", [9]), head: 4, now: 1), [.reply(1, .replay(key: "k"))])
+        XCTAssertEqual(machine.machine.ledger.entries["k"], recovered, "without its answer: the host renders it from history")
     }
 
     /// A read of a head not durable yet waits for it; past the deadline it is answered 503.

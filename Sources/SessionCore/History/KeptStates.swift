@@ -9,6 +9,8 @@
 public struct KeptStates: Sendable {
     public private(set) var states: [(version: Int, bytes: [UInt8])] = []
     private var totalBytes = 0
+    /// Bytes of the states kept.
+    public var bytes: Int { totalBytes }
     public let byteBudget: Int
 
     public init(byteBudget: Int) { self.byteBudget = byteBudget }

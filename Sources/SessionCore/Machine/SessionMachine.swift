@@ -82,8 +82,10 @@ public struct SessionMachine<Answer: LedgerAnswer, Read> {
         case answer
         /// The first answer of `RequestID`, still in flight when this repeat came, replayed.
         case replayOf(RequestID)
-        /// A first answer kept in the ledger, replayed (rendered from history when it was let go).
-        case replay(Ledger.Entry)
+        /// The first answer kept in the ledger under this Idempotency-Key, replayed (rendered from
+        /// history when it was let go). A key, not the entry: commands stay a few words long, and
+        /// every POST copies them.
+        case replay(key: String)
         /// The Idempotency-Key was first used with another body.
         case keyReused(String)
         /// The journal refused the actions (or one before them); nothing changed.
@@ -149,7 +151,7 @@ public struct SessionMachine<Answer: LedgerAnswer, Read> {
             // Answered with the first request's answer once it is durable (or refused with it).
             return ledger.update(key.name) { $0.waiters.append(request) }
         }
-        emit(.reply(request, .replay(entry)))
+        emit(.reply(request, .replay(key: key.name)))
     }
 
     private mutating func appendAnswered(_ request: RequestID, _ versions: ClosedRange<Int>, key: String?, epoch: Int,

@@ -1,4 +1,5 @@
 import SessionCore
+
 /// Everything the server can be told at start, with the defaults of the README's configuration table.
 ///
 /// Built from flags and environment variables by ``ServerConfiguration/parse(arguments:environment:)``;
@@ -29,6 +30,13 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var adminToken: AdminToken?
     /// Who may `POST /sessions` (`--create-sessions`).
     public var createSessions = CreationPolicy.open
+    /// Bytes the server may hold (`--max-memory`); nil: half the machine's memory or cgroup limit.
+    public var maxMemory: Int?
+    /// JSON bytes of one action's `payload` and `meta` together (`--max-action-bytes`).
+    public var maxActionBytes = 256 << 10
+    /// Whether the process's resident memory counts against `maxMemory` besides the sessions'
+    /// charges (no flag: tests run many servers in one process and turn it off).
+    var memoryBudgetCountsResident = true
     /// Bytes of first answers a session keeps for its `Idempotency-Key`s (no flag: a bound,
     /// not a setting; tests lower it).
     var idempotencyAnswerBudget = IdempotencyCache.defaultAnswerBudget

@@ -16,7 +16,7 @@ struct Problem: Error, Sendable {
     init(_ status: Int, _ slug: String, _ detail: String, extra: [(String, JSONValue)] = [], headers: [(String, String)] = []) {
         self.status = status
         self.slug = slug
-        self.detail = detail
+        self.detail = Problem.clipped(detail, to: Problem.detailCharacters)
         self.extra = extra
         self.headers = headers
     }
@@ -87,6 +87,8 @@ enum ProblemCatalog {
         "version-mismatch": ("Version Mismatch", "If-Match named another version; currentVersion is the session's."),
         "idempotency-key-reused": ("Idempotency Key Reused", "This Idempotency-Key was used with another body in this session."),
         "body-too-large": ("Body Too Large", "The request body is larger than the server accepts."),
+        "action-too-large": ("Action Too Large", "An action's payload and meta together are more JSON than --max-action-bytes allows; maxActionBytes says how much."),
+        "memory-budget": ("Memory Budget", "The server holds as much as its memory budget (--max-memory) allows: writes are refused until windows have shrunk or sessions have left; reads still work. Retry after Retry-After seconds."),
         "path-not-found": ("Path Not Found", "The JSON Pointer names nothing in the state."),
         "version-not-found": ("Version Not Found", "The version is ahead of the session or older than the kept history."),
         "journal-unavailable": ("Journal Unavailable", "The action could not be made durable; nothing changed. Retry later."),

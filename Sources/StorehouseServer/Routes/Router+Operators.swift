@@ -58,6 +58,7 @@ extension Router {
     /// `POST /sessions/import` (admin): 201 as for a created session, without a token (the
     /// exported session's own keeps working).
     func importSession(_ exchange: Exchange) {
+        guard registry.context.memoryBudget.admitsWrites else { return exchange.send(MemoryBudget.refusal) }
         let value: JSONValue
         do { value = try JSONReader.parse(exchange.request.body, maxDepth: 10_000) } catch {
             return exchange.send(Problem(400, "malformed-json", "the body is not JSON: \(error)"))

@@ -7,6 +7,7 @@ extension Router {
     /// `POST /sessions`: `{"kind"?: string, "state"?: object}`, an empty body meaning the counter
     /// kind; or `{"from": {"id", "version"?}}`, a fork (`forkSession`).
     func createSession(_ exchange: Exchange) {
+        guard registry.context.memoryBudget.admitsWrites else { return exchange.send(MemoryBudget.refusal) }
         var givenKind: String?
         var state: JSONValue?
         var from: (id: String, version: Int?)?
@@ -49,7 +50,7 @@ extension Router {
         }
         let kindName = givenKind ?? KindRegistry.defaultKindName
         guard let kind = KindRegistry.kind(named: kindName) else {
-            return exchange.send(Problem(422, "unknown-kind", "no store kind is called '\(kindName)'",
+            return exchange.send(Problem(422, "unknown-kind", "no store kind is called '\(Problem.quote(kindName))'",
                                          extra: [("validKinds", .array(KindRegistry.all.map { .string($0.name) }))]))
         }
         create(kind: kind, state: state, forkedFrom: nil, exchange)
@@ -115,7 +116,7 @@ extension Router {
         var version: Int?
         if let text = query.first(where: { $0.name == "version" })?.value {
             guard let parsed = Self.decimal(text) else {
-                return exchange.send(Problem(400, "invalid-query", "version must be an integer from 0 to \(Int.max), got '\(text)'"))
+                return exchange.send(Problem(400, "invalid-query", "version must be an integer from 0 to \(Int.max), got '\(Problem.quote(text))'"))
             }
             version = parsed
         }
@@ -123,7 +124,7 @@ extension Router {
         var pointerText = ""
         if let text = query.first(where: { $0.name == "path" })?.value {
             do { pointer = try JSONPointer(text) } catch {
-                return exchange.send(Problem(400, "invalid-query", "path is not an RFC 6901 JSON Pointer: '\(text)'"))
+                return exchange.send(Problem(400, "invalid-query", "path is not an RFC 6901 JSON Pointer: '\(Problem.quote(text))'"))
             }
             pointerText = text
         }
@@ -143,7 +144,7 @@ extension Router {
                     return Self.sendUnlessNotModified(JSONAnswer.state(version: version, state: stateBytes), of: version, ifNoneMatch, exchange)
                 }
                 guard let range = JSONPointer.locate(pointer.tokens[...], in: stateBytes) else {
-                    return exchange.send(Problem(404, "path-not-found", "nothing is at '\(pointerText)' in the state at version \(version)"))
+                    return exchange.send(Problem(404, "path-not-found", "nothing is at '\(Problem.quote(pointerText))' in the state at version \(version)"))
                 }
                 Self.sendUnlessNotModified(Self.pointerAnswer(version: version, path: pointerText, value: stateBytes[range]), of: version, ifNoneMatch, exchange)
             }
@@ -151,7 +152,7 @@ extension Router {
             let pointerText = pointerText
             @Sendable func answer(_ current: Int, _ value: [UInt8]?) {
                 guard let value else {
-                    return exchange.send(Problem(404, "path-not-found", "nothing is at '\(pointerText)' in the state"))
+                    return exchange.send(Problem(404, "path-not-found", "nothing is at '\(Problem.quote(pointerText))' in the state"))
                 }
                 Self.sendUnlessNotModified(Self.pointerAnswer(version: current, path: pointerText, value: value), of: current, ifNoneMatch, exchange)
             }
@@ -200,13 +201,13 @@ extension Router {
         var limit = 100
         if let text = query.first(where: { $0.name == "since" })?.value {
             guard let value = Self.decimal(text) else {
-                return exchange.send(Problem(400, "invalid-query", "since must be an integer from 0 to \(Int.max), got '\(text)'"))
+                return exchange.send(Problem(400, "invalid-query", "since must be an integer from 0 to \(Int.max), got '\(Problem.quote(text))'"))
             }
             since = value
         }
         if let text = query.first(where: { $0.name == "limit" })?.value {
             guard let value = Self.decimal(text), value >= 1 else {
-                return exchange.send(Problem(400, "invalid-query", "limit must be an integer from 1 to \(Int.max), got '\(text)'"))
+                return exchange.send(Problem(400, "invalid-query", "limit must be an integer from 1 to \(Int.max), got '\(Problem.quote(text))'"))
             }
             limit = min(value, 1_000)
         }
@@ -216,6 +217,7 @@ extension Router {
     /// `POST /sessions/{id}/actions`: one FSA or a batch of them.
     func postActions(_ session: Session, _ exchange: Exchange) {
         let request = exchange.request
+        guard registry.context.memoryBudget.admitsWrites else { return exchange.send(MemoryBudget.refusal) }
         let now = registry.context.now()
         let records: [ActionRecord]
         if let record = Self.singleAction(request.body, at: now) {
@@ -223,6 +225,11 @@ extension Router {
         } else {
             guard let parsed = parseActions(request.body, at: now, exchange) else { return }
             records = parsed
+        }
+        // A body within the limit holds no action past it: most are checked by their length alone.
+        if request.body.count > registry.context.maxActionBytes,
+           let problem = Self.oversizedAction(records, limit: registry.context.maxActionBytes) {
+            return exchange.send(problem)
         }
 
         var ifMatch: [EntityTag]?
@@ -265,6 +272,21 @@ extension Router {
     static func canonicalBody(_ body: [UInt8]) -> [UInt8] {
         guard let value = try? JSONReader.parse(body) else { return body }
         return value.encoded()
+    }
+
+    /// 413 `action-too-large` for the first action whose payload and meta together encode to
+    /// more than `limit` bytes of JSON (`--max-action-bytes`): what one action may make the
+    /// server keep in its history, its journal and its subscribers' streams.
+    static func oversizedAction(_ records: [ActionRecord], limit: Int) -> Problem? {
+        for (index, record) in records.enumerated() {
+            let bytes = (record.payload?.encoded().count ?? 0) + (record.meta?.encoded().count ?? 0)
+            guard bytes > limit else { continue }
+            let batch = records.count > 1
+            return Problem(413, "action-too-large",
+                           (batch ? "action \(index): " : "") + "payload and meta hold \(bytes) bytes of JSON, more than --max-action-bytes (\(limit))",
+                           extra: (batch ? [("index", .int(index))] : []) + [("maxActionBytes", .int(limit))])
+        }
+        return nil
     }
 
     /// The usual body, one FSA object with a string `type`, read without building the object;
@@ -324,7 +346,7 @@ extension Router {
         var resumeAfter: Int?
         if let text = request.queryItems().first(where: { $0.name == "since" })?.value {
             guard let value = Self.decimal(text) else {
-                return exchange.send(Problem(400, "invalid-query", "since must be an integer from 0 to \(Int.max), got '\(text)'"))
+                return exchange.send(Problem(400, "invalid-query", "since must be an integer from 0 to \(Int.max), got '\(Problem.quote(text))'"))
             }
             resumeAfter = value
         }

@@ -43,9 +43,10 @@ final class Router: HTTPHandler {
             accessLog.record(method: method, path: path ?? "-", status: refused.status, seconds: 0, now: registry.context.now())
         }
         var headers = HTTPHeaders()
-        if refused.headers.isEmpty {
-            // Refused before any header was read (the request line, the connection limit): whether
-            // a browser sent it is unknown, and `*` lets a page read why if one did.
+        if refused.headers.isEmpty || !refused.headerBlockComplete {
+            // Refused before every header was read (the request line, the connection limit, a
+            // header block too large, 431): whether a browser sent it is unknown, and `*` lets a
+            // page read why if one did.
             CORS.addHeaders(to: &headers)
         } else {
             CORS.addHeaders(for: refused.headers, to: &headers)
@@ -175,7 +176,7 @@ final class Router: HTTPHandler {
             exchange.send(CORS.optionsAnswer(for: request, allow: Endpoint.serverMethods))
             return nil
         case (.other, _):
-            exchange.send(Problem(404, "not-found", "nothing is served at \(request.path)"))
+            exchange.send(Problem(404, "not-found", "nothing is served at \(Problem.quote(request.path))"))
             return nil
         case (_, "OPTIONS"):
             // A preflight carries no token, so only existence is checked: an unknown or deleted
@@ -195,7 +196,7 @@ final class Router: HTTPHandler {
             return .preflight
         default:
             let allow = Endpoint.allow(route)
-            exchange.send(Problem(405, "method-not-allowed", "\(request.method) is not allowed here; use \(allow)", headers: [("Allow", allow)]))
+            exchange.send(Problem(405, "method-not-allowed", "\(Problem.quote(request.method)) is not allowed here; use \(allow)", headers: [("Allow", allow)]))
             return nil
         }
     }
@@ -367,7 +368,7 @@ final class Router: HTTPHandler {
     /// The catalogue's entry for `slug`, or nil once 404 is answered.
     private func problemEntry(_ slug: String, _ exchange: Exchange) -> (title: String, explanation: String)? {
         guard let entry = ProblemCatalog.entries[slug] else {
-            exchange.send(Problem(404, "not-found", "no problem type is called '\(slug)'"))
+            exchange.send(Problem(404, "not-found", "no problem type is called '\(Problem.quote(slug))'"))
             return nil
         }
         return entry

@@ -9,7 +9,7 @@ extension SessionMachine.Outcome {
         case .keyReused(let key):
             Problem(422, "idempotency-key-reused", "Idempotency-Key '\(key)' was first used with another body")
         case .journalUnavailable:
-            Problem(503, "journal-unavailable", "the action could not be made durable; nothing changed", headers: [("Retry-After", "1")])
+            SessionProblems.journalUnavailable
         case .headStuck:
             // The journal refused an append and the state before it could not be rebuilt. Writes
             // would reach the journal after a gap, and reads would show a version no restart has;
@@ -21,5 +21,12 @@ extension SessionMachine.Outcome {
         case .notFound:
             SessionProblems.notFound
         }
+    }
+}
+
+extension SessionProblems {
+    /// The journal refused the actions, or an append before them; nothing changed.
+    static var journalUnavailable: Problem {
+        Problem(503, "journal-unavailable", "the action could not be made durable; nothing changed", headers: [("Retry-After", "1")])
     }
 }

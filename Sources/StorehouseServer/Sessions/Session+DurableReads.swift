@@ -1,13 +1,20 @@
 /// A read of the head (or a refusal decided on it) made while the head was not durable yet:
 /// answered once it is.
-/// Held by `Session.machine` with the version it waits for.
-struct ParkedRead {
+/// Held by `Session.machine` with the version it waits for. A class: the machine's commands carry
+/// it, and a reference keeps them a few words long.
+final class ParkedRead: Sendable {
     let answer: @Sendable () -> Void
     /// Reads again: the version was rolled back, and its number will name another action.
     let again: @Sendable () -> Void
     /// Answers a problem instead (the read waited past the deadline); nil for a refusal, which
     /// waits on (an Idempotency-Key may keep it).
-    var refuse: (@Sendable (Problem) -> Void)?
+    let refuse: (@Sendable (Problem) -> Void)?
+
+    init(answer: @escaping @Sendable () -> Void, again: @escaping @Sendable () -> Void, refuse: (@Sendable (Problem) -> Void)? = nil) {
+        self.answer = answer
+        self.again = again
+        self.refuse = refuse
+    }
 }
 
 extension Session {

@@ -102,14 +102,16 @@ extension Session {
     private func responseLocked(_ outcome: Machine.Outcome, pending: PendingAppend?) -> HTTPResponse {
         switch outcome {
         case .answer:
-            return pending?.answer ?? Machine.Outcome.journalUnavailable.problem?.response() ?? HTTPResponse(status: 503, body: [])
+            if let pending { return pending.answer }
         case .replayOf:
             // The request's own answer is the first answer, even if the ledger already let go of it.
-            return pending.map { Self.replayed($0.answer) } ?? HTTPResponse(status: 503, body: [])
-        case .replay(let entry):
-            return replayedAnswerLocked(entry)
+            if let pending { return Self.replayed(pending.answer) }
+        case .replay(let key):
+            if let entry = machine.ledger.entries[key] { return replayedAnswerLocked(entry) }
         default:
-            return outcome.problem?.response() ?? HTTPResponse(status: 503, body: [])
+            if let problem = outcome.problem { return problem.response() }
         }
+        // The machine names only requests whose answer is at hand; were one not, nothing was applied for it.
+        return SessionProblems.journalUnavailable.response()
     }
 }

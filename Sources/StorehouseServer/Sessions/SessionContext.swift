@@ -25,6 +25,10 @@ struct SessionContext: Sendable {
     let fanOutInlineLimit: Int
     /// How long a read of the head waits for it to be durable (`Session.expireParkedReads`).
     let durableReadDeadlineMillis: Int64
+    /// The whole server's memory budget, which every session charges (`Session+MemoryBudget.swift`).
+    let memoryBudget: MemoryBudget
+    /// JSON bytes of one action's payload and meta together.
+    let maxActionBytes: Int
     let fanOutQueue: DispatchQueue
     let log: any SessionLog
     let metrics: Metrics
@@ -49,6 +53,9 @@ struct SessionContext: Sendable {
         idempotencyAnswerBudget = configuration.idempotencyAnswerBudget
         fanOutInlineLimit = configuration.fanOutInlineLimit
         durableReadDeadlineMillis = configuration.durableReadDeadlineMillis
+        memoryBudget = MemoryBudget(limit: configuration.maxMemory ?? MemoryBudget.defaultLimit(),
+                                    countsResident: configuration.memoryBudgetCountsResident)
+        maxActionBytes = configuration.maxActionBytes
         self.fanOutQueue = fanOutQueue
         self.log = log
         self.metrics = metrics

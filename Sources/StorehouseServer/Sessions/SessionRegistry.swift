@@ -105,6 +105,7 @@ final class SessionRegistry: Sendable {
     func delete(_ id: String, completion: @escaping @Sendable () -> Void) -> Bool {
         guard let session = sessions.withLock({ $0.remove(id) }) else { return false }
         session.markDeleted()
+        session.settleBudget()  // memory budget: a deleted session holds nothing
         context.log.delete(sessionID: id, completion: completion)
         return true
     }
@@ -142,10 +143,16 @@ final class SessionRegistry: Sendable {
         timer.setEventHandler { [weak self] in
             guard let self else { return }
             let now = context.now()
-            for session in all {
+            let sessions = all
+            let budget = context.memoryBudget
+            budget.sessions.store(max(1, sessions.count), ordering: .relaxed)
+            let shrinking = budget.shouldShrink
+            for session in sessions {
                 session.sendHeartbeats(now: now, interval: interval)
                 session.expireParkedReads()
+                session.settleBudget()  // memory budget: drained subscriber buffers, shrinking windows
             }
+            if shrinking { budget.returnFreedMemory() }
         }
         timer.resume()
         return timer
