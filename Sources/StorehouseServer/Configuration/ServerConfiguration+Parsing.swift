@@ -93,6 +93,12 @@ extension ServerConfiguration {
             }
             c.createSessions = value
         },
+        Option(flag: "--node-id", variable: "STOREHOUSE_NODE_ID", placeholder: "ID", help: "this node's id in a cluster, [a-z0-9][a-z0-9-]{0,31}: new session ids are ID.<random> (default none)") { c, v throws(ConfigurationError) in
+            guard NodeRouting.isValidNodeID(v) else {
+                throw ConfigurationError(description: "--node-id: expected [a-z0-9][a-z0-9-]{0,31} (lowercase letters, digits, '-'), got '\(v)'")
+            }
+            c.nodeID = v
+        },
     ]
 
     /// Reads flags after the program name, then fills the rest from `environment`: a variable is

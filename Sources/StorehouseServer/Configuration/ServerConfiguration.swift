@@ -37,6 +37,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Whether the process's resident memory counts against `maxMemory` besides the sessions'
     /// charges (no flag: tests run many servers in one process and turn it off).
     var memoryBudgetCountsResident = true
+    /// This node's id in a cluster (API.md "Cluster"): new session ids are `<nodeID>.<random>`;
+    /// nil for a single server.
+    public var nodeID: String?
     /// Bytes of first answers a session keeps for its `Idempotency-Key`s (no flag: a bound,
     /// not a setting; tests lower it).
     var idempotencyAnswerBudget = IdempotencyCache.defaultAnswerBudget

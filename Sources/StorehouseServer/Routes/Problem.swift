@@ -74,6 +74,8 @@ enum ProblemCatalog {
         "invalid-state": ("Invalid State", "The given state does not decode as the kind's State."),
         "unknown-kind": ("Unknown Kind", "No store kind has this name; validKinds lists them."),
         "session-not-found": ("Session Not Found", "No session has this id."),
+        "misdirected-request": ("Misdirected Request", "The session's id names another node of the cluster (member node): the proxy in front of the nodes sent the request to the wrong one. Its routing rule sends /sessions/<node>.… to that node."),
+        "node-unavailable": ("Node Unavailable", "The proxy in front of the cluster could not reach the node that holds this session (it is down or restarting). Nothing else is affected; retry after Retry-After seconds."),
         "session-damaged": ("Session Damaged", "The session's journal could not be replayed at start; its files are kept for inspection and DELETE removes them. No other request is served for it."),
         "unauthorized": ("Unauthorized", "Send the session's token as Authorization: Bearer <token>."),
         "too-many-sessions": ("Too Many Sessions", "The server holds as many sessions as it may; retry later or delete one."),

@@ -65,6 +65,8 @@ extension Router {
         }
         let export: SessionExport
         do throws(Problem) { export = try SessionExport(json: value) } catch { return exchange.send(error) }
+        // An id that names another node is imported there, never here (docs/API.md "Cluster").
+        if let misdirected = registry.context.routing.misdirection(for: export.id) { return exchange.send(misdirected) }
         registry.importSession(export) { result in
             switch result {
             case .failure(let problem):

@@ -17,6 +17,7 @@ final class Router: HTTPHandler {
     let kindsBody: [UInt8]
     /// The operator's token and who may create sessions (`--admin-token`, `--create-sessions`).
     let access: AccessPolicy
+    let inspector: Inspector
 
     init(registry: SessionRegistry, metrics: Metrics, accessLog: AccessLog, readiness: Readiness, access: AccessPolicy = AccessPolicy()) {
         self.registry = registry
@@ -25,6 +26,7 @@ final class Router: HTTPHandler {
         self.readiness = readiness
         self.access = access
         kindsBody = Router.encodeKinds(environment: registry.context.effectEnvironment)
+        inspector = Inspector(kindsBody: kindsBody)
     }
 
     /// The loop's appends of this iteration go to the journal as one group.
@@ -134,6 +136,7 @@ final class Router: HTTPHandler {
     private func admit(_ exchange: Exchange, name: String) -> Admitted? {
         let request = exchange.request
         let route = exchange.route
+        if let misdirected = registry.context.routing.misdirection(route: route, method: request.method, id: name) { exchange.send(misdirected); return nil }
         let method = Self.method(of: request)
         let endpoint = Endpoint(route: route, method: method)
         if let endpoint, request.query != nil, let unknown = Self.unknownParameter(in: request, for: endpoint) {
@@ -176,6 +179,8 @@ final class Router: HTTPHandler {
             exchange.send(CORS.optionsAnswer(for: request, allow: Endpoint.serverMethods))
             return nil
         case (.other, _):
+            // The browser's pages and scripts: asked only once every API route has missed.
+            if let page = inspector.answer(to: request) { exchange.send(page); return nil }
             exchange.send(Problem(404, "not-found", "nothing is served at \(Problem.quote(request.path))"))
             return nil
         case (_, "OPTIONS"):

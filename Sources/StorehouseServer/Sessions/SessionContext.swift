@@ -36,6 +36,8 @@ struct SessionContext: Sendable {
     let effectEnvironment: EffectEnvironment
     /// The server's phase: a session refuses client actions once it drains (`Session.submit`).
     let readiness: Readiness
+    /// This node's id: what new session ids start with (`NodeRouting`).
+    let routing: NodeRouting
     let now: @Sendable () -> Int64
 
     init(configuration: ServerConfiguration, log: any SessionLog, metrics: Metrics, gauges: Gauges,
@@ -62,6 +64,7 @@ struct SessionContext: Sendable {
         self.gauges = gauges
         self.effectEnvironment = effectEnvironment
         self.readiness = readiness
+        routing = NodeRouting(node: configuration.nodeID)
         self.now = now
     }
 

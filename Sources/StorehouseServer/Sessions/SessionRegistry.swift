@@ -65,7 +65,7 @@ final class SessionRegistry: Sendable {
         } catch {
             return completion(.failure(Problem(422, "invalid-state", "the state does not decode as a \(kind.name) state: \(error)")))
         }
-        let id = Secrets.randomBase64URL(bytes: 16)
+        let id = context.routing.newSessionID()
         let token = Secrets.randomBase64URL(bytes: 32)
         let tokenHash = SHA256.hash(Array(token.utf8))
         let now = context.now()
