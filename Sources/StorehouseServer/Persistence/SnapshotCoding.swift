@@ -67,7 +67,6 @@ enum SnapshotCoding {
               case .int(let first)? = e["first"], case .int(let last)? = e["last"],
               case .bool(let minimal)? = e["minimal"], case .int(let createdAt)? = e["createdAt"] else { return nil }
         let bodyHash = hexBytes(hash)
-        guard bodyHash.count == 32 else { return nil }
         if case .object(let r)? = e["refusal"] {
             guard case .int(let status)? = r["status"], case .string(let body)? = r["body"] else { return nil }
             return (key, IdempotencyCache.Entry(keptRefusal: .init(key: key, bodyHash: bodyHash, version: first, minimal: minimal,

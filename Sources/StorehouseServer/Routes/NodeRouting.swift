@@ -42,7 +42,8 @@ struct NodeRouting: Sendable {
         switch route {
         case .session, .state, .actions, .events, .export:
             guard let problem = misdirection(for: id) else { return nil }
-            return Endpoint(route: route, method: method == "HEAD" ? "GET" : method) != nil ? problem : nil
+            // OPTIONS is served on every route (a preflight of another node's session goes there too).
+            return method == "OPTIONS" || Endpoint(route: route, method: method == "HEAD" ? "GET" : method) != nil ? problem : nil
         default:
             return nil
         }

@@ -64,7 +64,7 @@ struct SessionExport {
         guard case .array(let keys)? = o["idempotency"] else { throw invalid("idempotency", "expected an array of kept keys") }
         var idempotency: [(key: String, entry: IdempotencyCache.Entry)] = []
         for (index, item) in keys.enumerated() {
-            guard let entry = SnapshotCoding.idempotencyEntry(item) else {
+            guard let entry = SnapshotCoding.idempotencyEntry(item), entry.entry.bodyHash.count == 32 else {
                 throw invalid("idempotency[\(index)]", "expected {\"key\", \"hash\", \"first\", \"last\", \"minimal\", \"createdAt\", \"refusal\"?}")
             }
             idempotency.append(entry)
