@@ -112,6 +112,9 @@ public final class Storehouse: Sendable {
         if let journal {
             let started = ContinuousClock.now
             let report = Recovery.run(journal: journal, registry: registry)
+            // What recovery read and let go goes back to the kernel: the memory budget counts the
+            // resident size.
+            registry.context.memoryBudget.returnFreedMemory()
             let total = (ContinuousClock.now - started) / .seconds(1)
             ServerLog.info("recovered \(report.sessions) sessions, \(report.actions) actions in \(String(format: "%.3f", total)) s (reading \(String(format: "%.3f", report.readSeconds)) s); \(report.failures) failed")
         }

@@ -33,6 +33,10 @@ enum Recovery {
         }
         report.failures = recovered.failures.count
         let sessions = recovered.sessions
+        // Memory budget: each recovered history gets its share of the budget when it is short
+        // (the registry counts them again as it adopts them).
+        registry.context.memoryBudget.sessions.add(sessions.count, ordering: .relaxed)
+        defer { registry.context.memoryBudget.sessions.subtract(sessions.count, ordering: .relaxed) }
         let results = Mutex<(sessions: [Session], actions: Int, failures: Int)>(([], 0, 0))
         // Sessions are independent, so they are rebuilt on every core.
         let workers = max(1, min(8, sessions.count / 64 + 1))
@@ -219,7 +223,7 @@ extension Session {
                 }
                 // Past the byte budget the window starts later than the base: keep the state there
                 // (a replay of the records before it), so every version after it can be rebuilt.
-                if let start = history.versionToDropThrough(toFit: context.historyBytes), start > baseVersion, start < store.version,
+                if let start = history.versionToDropThrough(toFit: historyByteLimitLocked), start > baseVersion, start < store.version,
                    let plan = try? replayPlanLocked(to: start), let rebuilt = try? replay(plan) {
                     keptStates.add(version: start, bytes: rebuilt.encodeState())
                 }

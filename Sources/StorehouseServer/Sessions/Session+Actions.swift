@@ -410,7 +410,7 @@ extension Session {
         let windowStart = max(durableVersion - context.history, (history.firstVersion ?? durableVersion + 1) - 1)
         guard let base = keptStates.nearest(atOrBefore: min(durableVersion, windowStart)), base.version > journalSnapshotVersion,
               base.version >= journalSnapshotVersion + context.snapshotEvery
-                || history.droppedBytes - droppedBytesAtSnapshot >= context.snapshotBytes else { return nil }
+                || history.droppedBytes - droppedBytesAtSnapshot >= min(context.snapshotBytes, historyByteLimitLocked) else { return nil }
         journalSnapshotVersion = base.version
         droppedBytesAtSnapshot = history.droppedBytes
         return (base.version, SnapshotCoding.encode(version: base.version, state: base.bytes, updatedAt: updatedAt, idempotency: machine.ledger))

@@ -7,7 +7,8 @@
 /// its share of the budget, so history and answers leave memory before any write is refused.
 extension Session {
     /// Bytes of actions the history keeps: `historyBytes`, or the session's share of the budget
-    /// while it shrinks windows (states are then kept at half of it, so the cut finds one).
+    /// while it shrinks windows (states are then kept at half of it, so the cut finds one, and a
+    /// journal snapshot is due once that much has left the window, so a restart replays no more).
     var historyByteLimitLocked: Int {
         let budget = context.memoryBudget
         return budget.shouldShrink ? min(context.historyBytes, budget.historyShare) : context.historyBytes

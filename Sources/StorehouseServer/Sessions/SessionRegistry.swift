@@ -15,8 +15,12 @@ final class SessionRegistry: Sendable {
         /// Ids of imports under way: taken, though not yet served.
         var importing: Set<String> = []
 
-        mutating func insert(_ session: Session) {
-            if byID.updateValue(session, forKey: session.id) == nil { order.insert(session.id) }
+        /// Whether the id is new (a session is otherwise replaced).
+        @discardableResult
+        mutating func insert(_ session: Session) -> Bool {
+            guard byID.updateValue(session, forKey: session.id) == nil else { return false }
+            order.insert(session.id)
+            return true
         }
 
         mutating func remove(_ id: String) -> Session? {
@@ -78,6 +82,7 @@ final class SessionRegistry: Sendable {
         }
         guard let inserted else { return create(kind: kind, state: state, forkedFrom: forkedFrom, completion: completion) }
         guard inserted else { return completion(.failure(Self.full)) }
+        context.memoryBudget.sessions.add(1, ordering: .relaxed)  // memory budget: one more share
         // A restored state goes into the creation record itself, so it is durable before the 201.
         let meta = SnapshotCoding.meta(id: id, kind: kind.name, createdAt: now, tokenHash: tokenHash,
                                        state: state == nil ? nil : store.encodeState(), forkedFrom: forkedFrom)
@@ -92,6 +97,7 @@ final class SessionRegistry: Sendable {
                 session.start(waiting)
             case .failure(let error):
                 _ = sessions.withLock { $0.remove(id) }
+                context.memoryBudget.sessions.subtract(1, ordering: .relaxed)
                 ServerLog.error("cannot create session files: \(error)")
                 completion(.failure(Problem(503, "journal-unavailable", "the session could not be made durable; retry later",
                                             headers: [("Retry-After", "1")])))
@@ -106,6 +112,7 @@ final class SessionRegistry: Sendable {
         guard let session = sessions.withLock({ $0.remove(id) }) else { return false }
         session.markDeleted()
         session.settleBudget()  // memory budget: a deleted session holds nothing
+        context.memoryBudget.sessions.subtract(1, ordering: .relaxed)
         context.log.delete(sessionID: id, completion: completion)
         return true
     }
@@ -128,11 +135,13 @@ final class SessionRegistry: Sendable {
             table.importing.remove(id)
             if let session { table.insert(session) }
         }
+        if session != nil { context.memoryBudget.sessions.add(1, ordering: .relaxed) }  // memory budget: one more share
     }
 
     /// Adds a session rebuilt from disk.
     func adopt(_ session: Session) {
-        sessions.withLock { $0.insert(session) }
+        let added = sessions.withLock { $0.insert(session) }
+        if added { context.memoryBudget.sessions.add(1, ordering: .relaxed) }  // memory budget: one more share
     }
 
     /// Sends `: keep-alive` to silent subscribers once a second, from a timer thread of its own.
@@ -143,11 +152,9 @@ final class SessionRegistry: Sendable {
         timer.setEventHandler { [weak self] in
             guard let self else { return }
             let now = context.now()
-            let sessions = all
             let budget = context.memoryBudget
-            budget.sessions.store(max(1, sessions.count), ordering: .relaxed)
             let shrinking = budget.shouldShrink
-            for session in sessions {
+            for session in all {
                 session.sendHeartbeats(now: now, interval: interval)
                 session.expireParkedReads()
                 session.settleBudget()  // memory budget: drained subscriber buffers, shrinking windows
