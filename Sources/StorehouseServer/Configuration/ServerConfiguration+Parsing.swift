@@ -87,6 +87,9 @@ extension ServerConfiguration {
             }
             c.adminToken = token
         },
+        Option(flag: "--session-ttl-s", variable: "STOREHOUSE_SESSION_TTL_S", placeholder: "N", help: "delete a session N s after its last request or action, unless created with its own ttlSeconds (default 0: never)") { c, v throws(ConfigurationError) in
+            c.sessionTTLSeconds = try integer(v, flag: "--session-ttl-s", in: 0...SessionLifetime.maxTTLSeconds)
+        },
         Option(flag: "--create-sessions", variable: "STOREHOUSE_CREATE_SESSIONS", placeholder: "open|admin", help: "who may create sessions: anyone, or only the admin token's holder (default open)") { c, v throws(ConfigurationError) in
             guard let value = CreationPolicy(rawValue: v) else {
                 throw ConfigurationError(description: "--create-sessions: expected open or admin, got '\(v)'")

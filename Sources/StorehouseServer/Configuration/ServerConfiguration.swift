@@ -30,6 +30,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var adminToken: AdminToken?
     /// Who may `POST /sessions` (`--create-sessions`).
     public var createSessions = CreationPolicy.open
+    /// Seconds without a request or an applied action after which a session is deleted, for a
+    /// session created without its own `ttlSeconds` (`--session-ttl-s`); 0: never.
+    public var sessionTTLSeconds = 0
     /// Bytes the server may hold (`--max-memory`); nil: half the machine's memory or cgroup limit.
     public var maxMemory: Int?
     /// JSON bytes of one action's `payload` and `meta` together (`--max-action-bytes`).

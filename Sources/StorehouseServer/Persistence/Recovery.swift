@@ -181,7 +181,9 @@ enum Recovery {
             idempotency.insert(key, entry)
         }
         let session = Session(id: meta.id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context,
-                              forkedFrom: meta.forkedFrom)
+                              forkedFrom: meta.forkedFrom, ttlSeconds: meta.ttlSeconds)
+        // The clock goes on from the last action: it is durable, and a restart never resets it.
+        session.lifetime.touch(updatedAt)
         session.restore(changes: changes, baseVersion: version, baseState: state, keptAlong: keptAlong,
                         updatedAt: updatedAt, idempotency: idempotency, replayedEffects: replayedEffects)
         return session

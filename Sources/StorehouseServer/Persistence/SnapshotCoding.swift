@@ -81,9 +81,10 @@ enum SnapshotCoding {
     /// An imported session's record also holds the import (`ImportedBase`): `state` is then the
     /// state at its `baseVersion`, and the record alone rebuilds the session as exported.
     static func meta(id: String, kind: String, createdAt: Int64, tokenHash: [UInt8], state: [UInt8]?, forkedFrom: ForkOrigin? = nil,
-                     imported: ImportedBase.Encoded? = nil) -> [UInt8] {
+                     ttlSeconds: Int = 0, imported: ImportedBase.Encoded? = nil) -> [UInt8] {
         var out = Array(#"{"id":"\#(id)","kind":"\#(kind)","createdAt":\#(createdAt),"tokenSHA256":"\#(Secrets.hex(tokenHash))""#.utf8)
         if let forkedFrom { out += Array(#","forkedFrom":"#.utf8) + forkedFrom.json.encoded() }
+        if ttlSeconds > 0 { out += Array(#","ttlSeconds":\#(ttlSeconds)"#.utf8) }
         if let imported {
             out += Array(#","import":{"baseVersion":\#(imported.baseVersion),"version":\#(imported.version),"actions":"#.utf8)
             out += imported.actions
@@ -104,6 +105,8 @@ enum SnapshotCoding {
         let tokenHash: [UInt8]
         let state: JSONValue?
         let forkedFrom: ForkOrigin?
+        /// 0: the session never expires.
+        let ttlSeconds: Int
         let imported: ImportedBase?
     }
 
@@ -125,7 +128,8 @@ enum SnapshotCoding {
                                     idempotency: keys.compactMap(idempotencyEntry))
         }
         return Meta(id: id, kind: kind, createdAt: Int64(createdAt), tokenHash: hexBytes(hash), state: o["state"],
-                    forkedFrom: ForkOrigin(o["forkedFrom"]), imported: imported)
+                    forkedFrom: ForkOrigin(o["forkedFrom"]), ttlSeconds: { if case .int(let t)? = o["ttlSeconds"], t > 0 { t } else { 0 } }(),
+                    imported: imported)
     }
 
     static func hexBytes(_ text: String) -> [UInt8] {

@@ -8,6 +8,8 @@ struct AccessPolicy: Sendable {
     /// nil: the admin routes answer 403 `admin-disabled`, and no token but a session's opens it.
     var adminToken: AdminToken?
     var createSessions = ServerConfiguration.CreationPolicy.open
+    /// The `ttlSeconds` of a session created without one (`--session-ttl-s`).
+    var sessionTTLSeconds = 0
 
     init(adminToken: AdminToken? = nil, createSessions: ServerConfiguration.CreationPolicy = .open) {
         self.adminToken = adminToken
@@ -16,5 +18,6 @@ struct AccessPolicy: Sendable {
 
     init(_ configuration: ServerConfiguration) {
         self.init(adminToken: configuration.adminToken, createSessions: configuration.createSessions)
+        sessionTTLSeconds = configuration.sessionTTLSeconds
     }
 }

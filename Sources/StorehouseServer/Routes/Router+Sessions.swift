@@ -15,6 +15,7 @@ extension Router {
         var givenKind: String?
         var state: JSONValue?
         var from: (id: String, version: Int?)?
+        var ttlSeconds = access.sessionTTLSeconds
         // Only a body of no bytes means `{}` (what `curl -X POST` sends); whitespace alone is not
         // a JSON text (RFC 8259 §2), so it is a malformed body like any other.
         if !exchange.request.body.isEmpty {
@@ -31,6 +32,12 @@ extension Router {
             default: return exchange.send(Problem(422, "invalid-body", "kind must be a string"))
             }
             if let given = object["state"], given != .null { state = given }
+            switch object["ttlSeconds"] {
+            case nil, .null?: break
+            case .int(let seconds)? where (0...SessionLifetime.maxTTLSeconds).contains(seconds): ttlSeconds = seconds
+            default:
+                return exchange.send(Problem(422, "invalid-body", "ttlSeconds must be an integer from 0 (never expires) to \(SessionLifetime.maxTTLSeconds)"))
+            }
             switch object["from"] {
             case nil, .null?: break
             case .object(let origin)?:
@@ -50,19 +57,19 @@ extension Router {
             guard state == nil else {
                 return exchange.send(Problem(422, "invalid-body", "a fork starts from its origin's state: give from or state, not both"))
             }
-            return forkSession(from: from.id, at: from.version, kind: givenKind, exchange)
+            return forkSession(from: from.id, at: from.version, kind: givenKind, ttlSeconds: ttlSeconds, exchange)
         }
         let kindName = givenKind ?? KindRegistry.defaultKindName
         guard let kind = KindRegistry.kind(named: kindName) else {
             return exchange.send(Problem(422, "unknown-kind", "no store kind is called '\(Problem.quote(kindName))'",
                                          extra: [("validKinds", .array(KindRegistry.all.map { .string($0.name) }))]))
         }
-        create(kind: kind, state: state, forkedFrom: nil, exchange)
+        create(kind: kind, state: state, forkedFrom: nil, ttlSeconds: ttlSeconds, exchange)
     }
 
     /// A fork: a new session whose state is session `id`'s at `version` (its newest durable one
     /// when nil), proved by that session's token or the admin token (docs/API.md "Operators").
-    private func forkSession(from id: String, at version: Int?, kind kindName: String?, _ exchange: Exchange) {
+    private func forkSession(from id: String, at version: Int?, kind kindName: String?, ttlSeconds: Int, _ exchange: Exchange) {
         guard Secrets.isWellFormedID(id), let origin = registry.lookup(id) else {
             return exchange.send(SessionProblems.notFound)
         }
@@ -84,13 +91,13 @@ extension Router {
             guard let state = try? JSONReader.parse(bytes, maxDepth: 10_000) else {
                 return exchange.send(Problem(500, "replay-failed", "the state at version \(at) could not be read back"))
             }
-            create(kind: origin.kind, state: state, forkedFrom: ForkOrigin(id: origin.id, version: at), exchange)
+            create(kind: origin.kind, state: state, forkedFrom: ForkOrigin(id: origin.id, version: at), ttlSeconds: ttlSeconds, exchange)
         }
     }
 
     /// Creates the session and answers 201 with its token, once its creation is durable.
-    private func create(kind: any StoreKind, state: JSONValue?, forkedFrom: ForkOrigin?, _ exchange: Exchange) {
-        registry.create(kind: kind, state: state, forkedFrom: forkedFrom) { result in
+    private func create(kind: any StoreKind, state: JSONValue?, forkedFrom: ForkOrigin?, ttlSeconds: Int, _ exchange: Exchange) {
+        registry.create(kind: kind, state: state, forkedFrom: forkedFrom, ttlSeconds: ttlSeconds) { result in
             switch result {
             case .failure(let problem):
                 exchange.send(problem)

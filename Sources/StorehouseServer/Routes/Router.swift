@@ -169,6 +169,7 @@ final class Router: HTTPHandler {
                 exchange.send(SessionProblems.damaged)
                 return nil
             }
+            session.lifetime.touch(registry.context.now())  // a request restarts the idle clock
             return .session(session, endpoint)
         case nil:
             break

@@ -26,7 +26,7 @@ extension Session {
         out += JSONValue.string(kind.name).encoded()
         out += Array(#","createdAt":""#.utf8)
         Timestamp.append(millis: createdAt, to: &out)
-        out += Array(#"","ttlSeconds":null,"tokenHash":""#.utf8)
+        out += Array(#"","ttlSeconds":\#(lifetime.ttlSeconds > 0 ? String(lifetime.ttlSeconds) : "null"),"tokenHash":""#.utf8)
         out += Array(Secrets.hex(tokenHash).utf8)
         out += Array(#"","baseVersion":\#(base.version),"state":"#.utf8)
         out += base.bytes

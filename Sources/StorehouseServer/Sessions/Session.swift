@@ -26,6 +26,8 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     let damaged: Bool
     /// The session and version this one was forked from, nil for one created otherwise.
     let forkedFrom: ForkOrigin?
+    /// Its `ttlSeconds` and last activity.
+    let lifetime: SessionLifetime
 
     let lock = SessionLock()
     /// The token, once a request proved it: a heap buffer (byte count, then the bytes) published
@@ -97,9 +99,10 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var budgetCharged = 0
 
     init(id: String, kind: any StoreKind, tokenHash: [UInt8], createdAt: Int64, store: any AnyStore, context: SessionContext,
-         damaged: Bool = false, forkedFrom: ForkOrigin? = nil) {
+         damaged: Bool = false, forkedFrom: ForkOrigin? = nil, ttlSeconds: Int = 0) {
         self.id = id
         self.forkedFrom = forkedFrom
+        lifetime = SessionLifetime(ttlSeconds: ttlSeconds, lastActivity: createdAt)
         self.damaged = damaged
         self.kind = kind
         self.tokenHash = tokenHash
@@ -204,7 +207,15 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
             out += Array(Timestamp.iso8601(millis: createdAt).utf8)
             out += Array(#"","updatedAt":""#.utf8)
             out += Array(Timestamp.iso8601(millis: updatedAt).utf8)
-            out += Array(#"","expiresAt":null,"subscribers":\#(subscribers.count),"resident":true"#.utf8)
+            out += Array(#"","expiresAt":"#.utf8)
+            if let expiresAt = lifetime.expiresAt {
+                out.append(UInt8(ascii: "\""))
+                Timestamp.append(millis: expiresAt, to: &out)
+                out.append(UInt8(ascii: "\""))
+            } else {
+                out += Array("null".utf8)
+            }
+            out += Array(#","subscribers":\#(subscribers.count),"resident":true"#.utf8)
             if let forkedFrom {
                 out += Array(#","forkedFrom":"#.utf8) + forkedFrom.json.encoded()
             }

@@ -15,6 +15,8 @@ struct SessionExport {
     let kind: any StoreKind
     let createdAt: Int64
     let tokenHash: [UInt8]
+    /// 0: never expires.
+    let ttlSeconds: Int
     let baseVersion: Int
     let state: JSONValue
     let actions: [ActionRecord]
@@ -39,9 +41,11 @@ struct SessionExport {
         guard case .string(let created)? = o["createdAt"], let createdAt = Timestamp.millis(iso8601: created) else {
             throw invalid("createdAt", "expected an ISO-8601 time")
         }
+        var ttlSeconds = 0
         switch o["ttlSeconds"] {
         case nil, .null?: break
-        default: throw invalid("ttlSeconds", "this server keeps sessions without expiry: expected null")
+        case .int(let seconds)? where (0...SessionLifetime.maxTTLSeconds).contains(seconds): ttlSeconds = seconds
+        default: throw invalid("ttlSeconds", "expected null or an integer from 0 to \(SessionLifetime.maxTTLSeconds)")
         }
         guard case .string(let hash)? = o["tokenHash"] else { throw invalid("tokenHash", "expected the token's SHA-256 in hex") }
         let tokenHash = SnapshotCoding.hexBytes(hash)
@@ -73,6 +77,7 @@ struct SessionExport {
         self.kind = kind
         self.createdAt = createdAt
         self.tokenHash = tokenHash
+        self.ttlSeconds = ttlSeconds
         self.baseVersion = baseVersion
         self.state = state
         self.actions = actions

@@ -34,6 +34,7 @@ extension SessionRegistry {
                 }
                 context.log.snapshot(sessionID: id, version: version, bytes: bytes)
                 context.log.flush()
+                session.lifetime.touch(context.now())  // the import is a request: the idle clock starts now
                 let waiting = session.takeInterruptedEffects()
                 releaseImport(id, serving: session)
                 completion(.success(session))
@@ -62,6 +63,7 @@ extension SessionRegistry {
         var idempotency: [UInt8] = []
         SnapshotCoding.appendIdempotency(keys, through: export.version, to: &idempotency)
         let meta = SnapshotCoding.meta(id: export.id, kind: export.kind.name, createdAt: export.createdAt, tokenHash: export.tokenHash, state: base,
+                                       ttlSeconds: export.ttlSeconds,
                                        imported: .init(baseVersion: export.baseVersion, version: export.version, actions: actions, idempotency: idempotency))
         do {
             let session = try Recovery.rebuild(meta: SnapshotCoding.decodeMeta(meta), snapshot: nil, records: [], context: context)

@@ -60,7 +60,7 @@ final class SessionRegistry: Sendable {
 
     /// Creates a session of `kind` from `state` (nil: the kind's initial state). `completion` gets the
     /// session and its token once its metadata is durable, or the problem to answer.
-    func create(kind: any StoreKind, state: JSONValue?, forkedFrom: ForkOrigin? = nil,
+    func create(kind: any StoreKind, state: JSONValue?, forkedFrom: ForkOrigin? = nil, ttlSeconds: Int = 0,
                 completion: @escaping @Sendable (Result<(session: Session, token: String), Problem>) -> Void) {
         guard count < maxSessions else { return completion(.failure(Self.full)) }
         let store: any AnyStore
@@ -73,19 +73,20 @@ final class SessionRegistry: Sendable {
         let token = Secrets.randomBase64URL(bytes: 32)
         let tokenHash = SHA256.hash(Array(token.utf8))
         let now = context.now()
-        let session = Session(id: id, kind: kind, tokenHash: tokenHash, createdAt: now, store: store, context: context, forkedFrom: forkedFrom)
+        let session = Session(id: id, kind: kind, tokenHash: tokenHash, createdAt: now, store: store, context: context, forkedFrom: forkedFrom,
+                              ttlSeconds: ttlSeconds)
         let inserted = sessions.withLock { table -> Bool? in
             guard table.byID.count < maxSessions else { return false }
             guard table.byID[id] == nil else { return nil }  // 2⁻¹²⁸, but a session is never replaced
             table.insert(session)
             return true
         }
-        guard let inserted else { return create(kind: kind, state: state, forkedFrom: forkedFrom, completion: completion) }
+        guard let inserted else { return create(kind: kind, state: state, forkedFrom: forkedFrom, ttlSeconds: ttlSeconds, completion: completion) }
         guard inserted else { return completion(.failure(Self.full)) }
         context.memoryBudget.sessions.add(1, ordering: .relaxed)  // memory budget: one more share
         // A restored state goes into the creation record itself, so it is durable before the 201.
         let meta = SnapshotCoding.meta(id: id, kind: kind.name, createdAt: now, tokenHash: tokenHash,
-                                       state: state == nil ? nil : store.encodeState(), forkedFrom: forkedFrom)
+                                       state: state == nil ? nil : store.encodeState(), forkedFrom: forkedFrom, ttlSeconds: ttlSeconds)
         context.log.create(sessionID: id, meta: meta) { [self] result in
             switch result {
             case .success:
@@ -108,9 +109,9 @@ final class SessionRegistry: Sendable {
     /// Removes the session, ends its streams, deletes its files, then calls `completion`;
     /// false when there was no such session.
     @discardableResult
-    func delete(_ id: String, completion: @escaping @Sendable () -> Void) -> Bool {
+    func delete(_ id: String, reason: String = "deleted", completion: @escaping @Sendable () -> Void) -> Bool {
         guard let session = sessions.withLock({ $0.remove(id) }) else { return false }
-        session.markDeleted()
+        session.markDeleted(reason: reason)
         session.settleBudget()  // memory budget: a deleted session holds nothing
         context.memoryBudget.sessions.subtract(1, ordering: .relaxed)
         context.log.delete(sessionID: id, completion: completion)
@@ -155,6 +156,11 @@ final class SessionRegistry: Sendable {
             let budget = context.memoryBudget
             let shrinking = budget.shouldShrink
             for session in all {
+                if session.lifetime.hasExpired(at: now), session.expiresNow(at: now) {
+                    // Deleted as by DELETE: files gone, streams sent `end` with reason `expired`.
+                    if delete(session.id, reason: "expired", completion: {}) { context.metrics.recordExpiry() }
+                    continue
+                }
                 session.sendHeartbeats(now: now, interval: interval)
                 session.expireParkedReads()
                 session.settleBudget()  // memory budget: drained subscriber buffers, shrinking windows
