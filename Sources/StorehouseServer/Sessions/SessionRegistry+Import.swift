@@ -66,7 +66,12 @@ extension SessionRegistry {
                                        ttlSeconds: export.ttlSeconds,
                                        imported: .init(baseVersion: export.baseVersion, version: export.version, actions: actions, idempotency: idempotency))
         do {
-            let session = try Recovery.rebuild(meta: SnapshotCoding.decodeMeta(meta), snapshot: nil, records: [], context: context)
+            // The record as recovery would read it, without parsing the bytes just written.
+            let read = SnapshotCoding.Meta(id: export.id, kind: export.kind.name, createdAt: export.createdAt, tokenHash: export.tokenHash,
+                                           state: export.state, forkedFrom: nil, ttlSeconds: export.ttlSeconds,
+                                           imported: ImportedBase(baseVersion: export.baseVersion, version: export.version,
+                                                                  actions: export.actions, idempotency: export.idempotency))
+            let session = try Recovery.rebuild(meta: read, snapshot: nil, records: [], context: context)
             return (session, meta)
         } catch {
             throw Problem(422, "invalid-export", "actions: they do not replay from baseVersion \(export.baseVersion) to version \(export.version): \(error)")
