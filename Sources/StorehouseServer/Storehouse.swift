@@ -78,6 +78,8 @@ public final class Storehouse: Sendable {
         http.host = configuration.host
         http.port = configuration.port
         http.maxConnections = configuration.maxConnections
+        // docs/API.md "Lifecycle": health, readiness and metrics are answered beyond the limit.
+        http.probePaths = ["/healthz", "/readyz", "/metrics"]
         if let threads = configuration.ioThreads { http.ioThreads = threads }
         http.maxBodyBytes = configuration.maxBodyBytes
         http.shutdownGrace = .seconds(configuration.shutdownGraceSeconds)

@@ -59,3 +59,30 @@ final class ExpiryTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)/export", headers: bearer(token)).json["ttlSeconds"] as? Int, 600)
     }
 }
+
+/// docs/API.md "Lifecycle": beyond `--max-connections`, health, readiness and metrics are answered.
+final class ProbesBeyondTheConnectionLimitTests: XCTestCase {
+    func testHealthReadinessAndMetricsAreAnsweredWhileStreamsHoldEveryConnection() throws {
+        let fixture = try ServerFixture { $0.maxConnections = 2; $0.ioThreads = 1 }
+        // The creating connection becomes the first stream, so no closing connection is still counted.
+        let first = try fixture.client()
+        let created = try first.request("POST", "/sessions", body: "{}")
+        let id = try XCTUnwrap(created.json["id"] as? String), token = try XCTUnwrap(created.json["token"] as? String)
+        var streams: [TestClient] = []
+        for stream in [first, try fixture.client()] {
+            XCTAssertEqual(try stream.openEvents("/sessions/\(id)/events", headers: bearer(token)).status, 200)
+            _ = try stream.nextEvent()  // the snapshot: the stream holds its connection
+            streams.append(stream)
+        }
+        for path in ["/healthz", "/readyz", "/metrics"] {
+            let answer = try fixture.client().request("GET", path)
+            XCTAssertEqual(answer.status, 200, "\(path): \(answer.text)")
+            XCTAssertEqual(answer.header("Connection")?.lowercased(), "close", "one answer, then the connection goes")
+        }
+        let refused = try fixture.client().request("GET", "/kinds")
+        XCTAssertEqual(refused.status, 503, refused.text)
+        XCTAssertEqual(refused.json["type"] as? String, "/problems/too-many-connections")
+        XCTAssertEqual(refused.header("Retry-After"), "1")
+        XCTAssertEqual(streams.count, 2)
+    }
+}
