@@ -285,6 +285,12 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         let c = Connection(fd: fd, limits: core.limits, now: now)
         c.counted = false
         c.probeOnly = true
+        add(c)
+    }
+
+    /// Puts `c` in the loop's table and starts reading it.
+    private func add(_ c: Connection) {
+        let fd = c.fd
         if Int(fd) >= connections.count {
             connections.append(contentsOf: repeatElement(nil, count: max(Int(fd) + 1 - connections.count, connections.count)))
         }
@@ -302,13 +308,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     private func register(_ fd: Int32, refused: Bool) {
         let c = Connection(fd: fd, limits: core.limits, now: now)
         c.counted = !refused
-        if Int(fd) >= connections.count {
-            connections.append(contentsOf: repeatElement(nil, count: max(Int(fd) + 1 - connections.count, connections.count)))
-        }
-        connections[Int(fd)] = c
-        connectionCount += 1
-        c.registeredEvents = Epoll.IN
-        addToEpoll(fd, events: c.registeredEvents)
+        add(c)
         if refused {
             refuse(c, .tooManyConnections("the server holds its maximum of \(core.configuration.maxConnections) connections"))
             service(c)
