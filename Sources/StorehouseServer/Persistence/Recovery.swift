@@ -80,7 +80,7 @@ enum Recovery {
     /// The stand-in for a session that could not be replayed: its owner (the token in its meta
     /// record) gets 503 `session-damaged` and can `DELETE` it. Nil when the meta record is unusable.
     static func damaged(_ id: String, meta bytes: [UInt8], context: SessionContext) -> Session? {
-        guard let meta = try? SnapshotCoding.decodeMeta(bytes), meta.id == id, let kind = KindRegistry.kind(named: meta.kind),
+        guard let meta = try? SnapshotCoding.decodeMeta(bytes), meta.id == id, let kind = context.kinds.kind(named: meta.kind),
               let store = try? kind.makeStore(state: nil, version: 0, environment: context.effectEnvironment) else { return nil }
         return Session(id: id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context, damaged: true,
                        forkedFrom: meta.forkedFrom)
@@ -104,7 +104,7 @@ enum Recovery {
     /// recovery reads, and what an import builds before it writes anything.
     static func rebuild(meta: SnapshotCoding.Meta, snapshot: (version: Int, bytes: [UInt8])?, records journaled: [(version: Int, bytes: [UInt8])],
                         context: SessionContext) throws -> Session {
-        guard let kind = KindRegistry.kind(named: meta.kind) else { throw RecoveryError(description: "unknown kind \(meta.kind)") }
+        guard let kind = context.kinds.kind(named: meta.kind) else { throw RecoveryError(description: "unknown kind \(meta.kind)") }
         var state: JSONValue? = meta.state
         var version = 0
         var updatedAt = meta.createdAt

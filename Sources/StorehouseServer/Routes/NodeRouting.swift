@@ -42,8 +42,9 @@ struct NodeRouting: Sendable {
         switch route {
         case .session, .state, .actions, .events, .export:
             guard let problem = misdirection(for: id) else { return nil }
-            // OPTIONS is served on every route (a preflight of another node's session goes there too).
-            return method == "OPTIONS" || Endpoint(route: route, method: method == "HEAD" ? "GET" : method) != nil ? problem : nil
+            // OPTIONS is every session route's (a preflight), so it is misdirected like the rest.
+            guard method != "OPTIONS" else { return problem }
+            return Endpoint(route: route, method: method == "HEAD" ? "GET" : method) != nil ? problem : nil
         default:
             return nil
         }

@@ -13,9 +13,9 @@ extension Router {
         for (name, value) in exchange.request.queryItems() {
             switch name {
             case "kind":
-                guard KindRegistry.kind(named: value) != nil else {
+                guard registry.context.kinds.kind(named: value) != nil else {
                     return exchange.send(Problem(422, "unknown-kind", "no store kind is called '\(value.prefix(64))'",
-                                                 extra: [("validKinds", .array(KindRegistry.all.map { .string($0.name) }))]))
+                                                 extra: [("validKinds", .array(registry.context.kinds.all.map { .string($0.name) }))]))
                 }
                 kind = value
             case "limit":
@@ -64,7 +64,7 @@ extension Router {
             return exchange.send(Problem(400, "malformed-json", "the body is not JSON: \(error)"))
         }
         let export: SessionExport
-        do throws(Problem) { export = try SessionExport(json: value) } catch { return exchange.send(error) }
+        do throws(Problem) { export = try SessionExport(json: value, kinds: registry.context.kinds) } catch { return exchange.send(error) }
         // An id that names another node is imported there, never here (docs/API.md "Cluster").
         if let misdirected = registry.context.routing.misdirection(for: export.id) { return exchange.send(misdirected) }
         registry.importSession(export) { result in

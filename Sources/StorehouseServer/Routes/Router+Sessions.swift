@@ -4,8 +4,8 @@ import StoreCore
 import StoreKinds
 
 extension Router {
-    /// `POST /sessions`: `{"kind"?: string, "state"?: object}`, an empty body meaning the counter
-    /// kind; or `{"from": {"id", "version"?}}`, a fork (`forkSession`).
+    /// `POST /sessions`: `{"kind"?: string, "state"?: object}`, an empty body meaning the default
+    /// kind (the first the server was given); or `{"from": {"id", "version"?}}`, a fork (`forkSession`).
     func createSession(_ exchange: Exchange) {
         // Memory budget: as for actions (`postActions`), a given state counts while it is read.
         let budget = registry.context.memoryBudget
@@ -59,10 +59,10 @@ extension Router {
             }
             return forkSession(from: from.id, at: from.version, kind: givenKind, ttlSeconds: ttlSeconds, exchange)
         }
-        let kindName = givenKind ?? KindRegistry.defaultKindName
-        guard let kind = KindRegistry.kind(named: kindName) else {
+        let kindName = givenKind ?? registry.context.kinds.defaultKindName
+        guard let kind = registry.context.kinds.kind(named: kindName) else {
             return exchange.send(Problem(422, "unknown-kind", "no store kind is called '\(Problem.quote(kindName))'",
-                                         extra: [("validKinds", .array(KindRegistry.all.map { .string($0.name) }))]))
+                                         extra: [("validKinds", .array(registry.context.kinds.all.map { .string($0.name) }))]))
         }
         create(kind: kind, state: state, forkedFrom: nil, ttlSeconds: ttlSeconds, exchange)
     }

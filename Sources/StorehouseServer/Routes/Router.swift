@@ -25,7 +25,7 @@ final class Router: HTTPHandler {
         self.accessLog = accessLog
         self.readiness = readiness
         self.access = access
-        kindsBody = Router.encodeKinds(environment: registry.context.effectEnvironment)
+        kindsBody = Router.encodeKinds(registry.context.kinds, environment: registry.context.effectEnvironment)
         inspector = Inspector(kindsBody: kindsBody)
     }
 
@@ -380,10 +380,10 @@ final class Router: HTTPHandler {
         return entry
     }
 
-    static func encodeKinds(environment: EffectEnvironment) -> [UInt8] {
+    static func encodeKinds(_ kinds: KindRegistry, environment: EffectEnvironment) -> [UInt8] {
         var out: [UInt8] = []
         out += Array(#"{"kinds":["#.utf8)
-        for (index, kind) in KindRegistry.all.enumerated() {
+        for (index, kind) in kinds.all.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             out += Array(#"{"name":"#.utf8)
             out += JSONValue.string(kind.name).encoded()

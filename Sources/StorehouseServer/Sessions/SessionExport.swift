@@ -5,7 +5,7 @@ import StoreKinds
 /// refusal is 422 `invalid-export` with a `detail` naming the member.
 ///
 /// ```swift
-/// let export = try SessionExport(json: JSONReader.parse(body))
+/// let export = try SessionExport(json: JSONReader.parse(body), kinds: .shipped)
 /// export.version   // baseVersion + actions.count
 /// ```
 struct SessionExport {
@@ -25,7 +25,8 @@ struct SessionExport {
     /// The version the session is at once imported.
     var version: Int { baseVersion + actions.count }
 
-    init(json: JSONValue) throws(Problem) {
+    /// `kinds`: the server's; an export of a kind it does not have is refused.
+    init(json: JSONValue, kinds: KindRegistry) throws(Problem) {
         func invalid(_ member: String, _ what: String) -> Problem {
             Problem(422, "invalid-export", "\(member): \(what)")
         }
@@ -35,7 +36,7 @@ struct SessionExport {
         }
         guard case .string(let id)? = o["id"], Secrets.isWellFormedID(id) else { throw invalid("id", "expected a session id") }
         guard case .string(let kindName)? = o["kind"] else { throw invalid("kind", "expected a kind's name") }
-        guard let kind = KindRegistry.kind(named: kindName) else {
+        guard let kind = kinds.kind(named: kindName) else {
             throw invalid("kind", "no store kind is called '\(kindName.prefix(64))'")
         }
         guard case .string(let created)? = o["createdAt"], let createdAt = Timestamp.millis(iso8601: created) else {
