@@ -140,6 +140,12 @@ final class OperatorRoutesTests: XCTestCase {
             XCTAssertEqual(answer.json["parameter"] as? String, parameter, target)
             XCTAssertTrue((answer.json["detail"] as? String ?? "").contains(parameter), answer.text)
         }
+        for target in ["/sessions/\(id)/state?version=0&version=0", "/sessions?cursor=a&cursor=b"] {
+            let answer = try client.request("GET", target, headers: bearer(target.hasPrefix("/sessions?") ? Self.adminSecret : token))
+            XCTAssertEqual(answer.status, 400, "\(target): \(answer.text)")
+            XCTAssertEqual(answer.json["type"] as? String, "/problems/invalid-query", "a parameter given twice: \(target)")
+        }
+        XCTAssertEqual(try client.request("GET", "/sessions?cursor=null", headers: bearer(Self.adminSecret)).status, 200, "any id-shaped cursor is a position")
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state?version=0&path=/count", headers: bearer(token)).status, 200)
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)/actions?since=0&limit=5", headers: bearer(token)).status, 200)
     }

@@ -139,9 +139,8 @@ final class Router: HTTPHandler {
         if let misdirected = registry.context.routing.misdirection(route: route, method: request.method, id: name) { exchange.send(misdirected); return nil }
         let method = Self.method(of: request)
         let endpoint = Endpoint(route: route, method: method)
-        if let endpoint, request.query != nil, let unknown = Self.unknownParameter(in: request, for: endpoint) {
-            exchange.send(Problem(400, "unknown-parameter", Self.unknownParameterDetail(unknown, endpoint),
-                                  extra: [("parameter", .string(String(unknown.prefix(64))))]))
+        if let endpoint, request.query != nil, let problem = Self.queryProblem(in: request, for: endpoint) {
+            exchange.send(problem)
             return nil
         }
         switch endpoint {
@@ -337,10 +336,20 @@ final class Router: HTTPHandler {
         return true
     }
 
-    /// The first query parameter `endpoint` does not read, nil when there is none.
-    static func unknownParameter(in request: HTTPRequest, for endpoint: Endpoint) -> String? {
+    /// 400 for the first query parameter `endpoint` does not read (`unknown-parameter`), or one
+    /// it reads given twice (`invalid-query`: which of the two counts would be a guess); nil when
+    /// the query is fine.
+    static func queryProblem(in request: HTTPRequest, for endpoint: Endpoint) -> Problem? {
         let known = endpoint.parameters
-        return request.queryItems().first { !known.contains($0.name) }?.name
+        var seen: [String] = []
+        for (name, _) in request.queryItems() {
+            guard known.contains(name) else {
+                return Problem(400, "unknown-parameter", unknownParameterDetail(name, endpoint), extra: [("parameter", .string(String(name.prefix(64))))])
+            }
+            if seen.contains(name) { return Problem(400, "invalid-query", "\(name) is given more than once") }
+            seen.append(name)
+        }
+        return nil
     }
 
     private static func unknownParameterDetail(_ name: String, _ endpoint: Endpoint) -> String {
