@@ -97,6 +97,9 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var bytesSinceKeptState = 0
     /// What this session is charged for in the memory budget (`Session+MemoryBudget.swift`).
     var budgetCharged = 0
+    /// Unsent bytes of this session's event streams at the last heartbeat's settlement: a write
+    /// does not walk thousands of subscribers to charge them.
+    var budgetSubscriberBytes = 0
 
     init(id: String, kind: any StoreKind, tokenHash: [UInt8], createdAt: Int64, store: any AnyStore, context: SessionContext,
          damaged: Bool = false, forkedFrom: ForkOrigin? = nil, ttlSeconds: Int = 0) {
