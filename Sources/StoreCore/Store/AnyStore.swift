@@ -50,6 +50,15 @@ public protocol StoreKind: Sendable {
     /// Effect-only types.
     var internalActionTypes: [String] { get }
     var initialState: JSONValue { get }
+    /// The JSON Schema of an action type's payload, nil when it takes none.
+    func payloadSchema(of type: String) -> JSONValue?
+    /// The one-off outputs the kind emits.
+    var outputTypes: [OutputType] { get }
     /// `state` nil = the initial state. Throws when `state` does not decode (the error names the path).
     func makeStore(state: JSONValue?, version: Int, environment: EffectEnvironment) throws(StateDecodingError) -> any AnyStore
+}
+
+extension StoreKind {
+    public func payloadSchema(of type: String) -> JSONValue? { nil }
+    public var outputTypes: [OutputType] { [] }
 }
