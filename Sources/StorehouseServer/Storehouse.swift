@@ -48,7 +48,7 @@ public final class Storehouse: Sendable {
                 let budget = registry.context.memoryBudget
                 return (budget.accounted, budget.limit, MemoryBudget.readResident() ?? 0)
             }
-        })
+        }, residentSessions: { registryBox.value?.residentCount ?? 0 })
         accessLog = AccessLog(enabled: configuration.accessLog)
         if let injectedLog {
             journal = nil

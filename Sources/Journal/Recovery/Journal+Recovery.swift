@@ -92,3 +92,36 @@ extension Journal {
         return JournalRecovery(sessions: sessions, failures: failures, failedMeta: failedMeta, warnings: warnings, stats: stats)
     }
 }
+
+extension Journal {
+    /// Reads one session's files as ``recover()`` does, for a server that let the session leave
+    /// memory and now needs it again (hibernation). Nil when the journal holds no such session or
+    /// its files fail to read (the reason is in the log line the caller writes).
+    ///
+    /// The caller makes sure nothing is appended to the session meanwhile and that everything
+    /// appended before is on disk (``flush()`` after its last append): the files are then
+    /// complete, so the read repairs nothing.
+    ///
+    ///     journal.flush()
+    ///     let found = journal.readSession(id: "abc")   // meta, snapshot, records after it
+    public func readSession(id: String) -> Result<RecoveredSession, JournalError> {
+        guard FileNames.isValidSessionID(id) else { return .failure(.invalidSessionID(id)) }
+        let found = Mutex<SessionRecovery.Files?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        // The writer owns the list of a session's segments; asked in order with its other work,
+        // the answer follows every snapshot submitted before.
+        guard writer.submit(.files(id: id, done: { files in
+            found.withLock { $0 = files }
+            done.signal()
+        })) else { return .failure(.closed) }
+        done.wait()
+        guard var files = found.withLock({ $0 }) else { return .failure(.unknownSession(id)) }
+        files.previousSnapshot = access(disk.path(FileNames.snapshotPrevious(id)), F_OK) == 0
+        var reader = SessionRecovery(disk: disk)
+        switch reader.recover(files) {
+        case .recovered(let session, _, _): return .success(session)
+        case .failed(_, let reason, _): return .failure(.sessionFailed(id, reason: reason))
+        case .discarded: return .failure(.unknownSession(id))
+        }
+    }
+}

@@ -29,6 +29,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         case delete(id: String, done: @Sendable () -> Void)
         case adopt([RecoveredFiles], done: @Sendable () -> Void)
         case flush(done: @Sendable () -> Void)
+        /// What the writer knows of a session's files (nil: no such session, or it failed).
+        case files(id: String, done: @Sendable (SessionRecovery.Files?) -> Void)
         case statistics(done: @Sendable (JournalStatistics) -> Void)
         case close(done: @Sendable () -> Void)
 
@@ -364,6 +366,13 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
 
             case .flush(let done):
                 flushWaiters.append(done)
+
+            case .files(let id, let done):
+                let files = sessions[id].flatMap { s in
+                    s.failure == nil && !s.deleted
+                        ? SessionRecovery.Files(id: id, segments: s.segments.map(\.seq), snapshot: s.hasSnapshot) : nil
+                }
+                completions.append(.signal({ done(files) }))
 
             case .statistics(let done):
                 statisticsWaiters.append(done)

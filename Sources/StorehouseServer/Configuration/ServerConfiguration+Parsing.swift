@@ -90,6 +90,9 @@ extension ServerConfiguration {
         Option(flag: "--session-ttl-s", variable: "STOREHOUSE_SESSION_TTL_S", placeholder: "N", help: "delete a session N s after its last request or action, unless created with its own ttlSeconds (default 0: never)") { c, v throws(ConfigurationError) in
             c.sessionTTLSeconds = try integer(v, flag: "--session-ttl-s", in: 0...SessionLifetime.maxTTLSeconds)
         },
+        Option(flag: "--hibernate-after-s", variable: "STOREHOUSE_HIBERNATE_AFTER_S", placeholder: "N", help: "unload a session N s after its last request when no stream or effect holds it; its next request loads it from disk (default 300; 0: never; no effect with --in-memory)") { c, v throws(ConfigurationError) in
+            c.hibernateAfterSeconds = try integer(v, flag: "--hibernate-after-s", in: 0...SessionLifetime.maxTTLSeconds)
+        },
         Option(flag: "--create-sessions", variable: "STOREHOUSE_CREATE_SESSIONS", placeholder: "open|admin", help: "who may create sessions: anyone, or only the admin token's holder (default open)") { c, v throws(ConfigurationError) in
             guard let value = CreationPolicy(rawValue: v) else {
                 throw ConfigurationError(description: "--create-sessions: expected open or admin, got '\(v)'")

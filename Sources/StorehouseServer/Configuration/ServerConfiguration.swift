@@ -33,6 +33,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Seconds without a request or an applied action after which a session is deleted, for a
     /// session created without its own `ttlSeconds` (`--session-ttl-s`); 0: never.
     public var sessionTTLSeconds = 0
+    /// Seconds without a request, an event stream or an effect after which a session leaves
+    /// memory until its next request (`--hibernate-after-s`); 0: never. No effect with
+    /// `inMemory`, where memory is the only copy.
+    public var hibernateAfterSeconds = 300
     /// Bytes the server may hold (`--max-memory`); nil: half the machine's memory or cgroup limit.
     public var maxMemory: Int?
     /// JSON bytes of one action's `payload` and `meta` together (`--max-action-bytes`).

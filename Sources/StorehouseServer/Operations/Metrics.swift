@@ -56,6 +56,8 @@ public final class Metrics: Sendable {
         var actions: [(kind: String, source: String, count: Int)] = []
         var droppedToSnapshot = 0
         var expired = 0
+        var hibernations = 0
+        var loads = 0
 
         mutating func addActions(kind: String, source: String, count: Int) {
             for i in actions.indices where actions[i].kind == kind && actions[i].source == source {
@@ -87,6 +89,8 @@ public final class Metrics: Sendable {
             for entry in other.actions { addActions(kind: entry.kind, source: entry.source, count: entry.count) }
             droppedToSnapshot += other.droppedToSnapshot
             expired += other.expired
+            hibernations += other.hibernations
+            loads += other.loads
         }
     }
     private struct RequestKey {
@@ -105,13 +109,17 @@ public final class Metrics: Sendable {
     private let shards: [Shard] = (0..<Metrics.shardCount).map { _ in Shard() }
     private let gauges: @Sendable () -> (sessions: Int, subscribers: Int)
     private let memory: @Sendable () -> (accounted: Int, limit: Int, resident: Int)?
+    /// Sessions in memory now; nil: every session is.
+    private let residentSessions: (@Sendable () -> Int)?
 
     /// `gauges` is read when metrics are rendered (the session count and the open SSE streams),
     /// and `memory` (the memory budget's figures) when there is one.
     public init(gauges: @escaping @Sendable () -> (sessions: Int, subscribers: Int),
-                memory: @escaping @Sendable () -> (accounted: Int, limit: Int, resident: Int)? = { nil }) {
+                memory: @escaping @Sendable () -> (accounted: Int, limit: Int, resident: Int)? = { nil },
+                residentSessions: (@Sendable () -> Int)? = nil) {
         self.gauges = gauges
         self.memory = memory
+        self.residentSessions = residentSessions
     }
 
     private var shard: Shard { shards[ThreadNumber.current % Self.shardCount] }
@@ -141,6 +149,16 @@ public final class Metrics: Sendable {
     /// A session deleted for its idleness (`storehouse_sessions_expired_total`).
     func recordExpiry() {
         shard.counts.withLock { $0.expired += 1 }
+    }
+
+    /// A session left memory for its idleness (`storehouse_session_hibernations_total`).
+    func recordHibernation() {
+        shard.counts.withLock { $0.hibernations += 1 }
+    }
+
+    /// A hibernated session was read back from disk (`storehouse_session_loads_total`).
+    func recordLoad() {
+        shard.counts.withLock { $0.loads += 1 }
     }
 
     public func recordSubscriberReset() {
@@ -203,9 +221,18 @@ public final class Metrics: Sendable {
         for shard in shards { c.merge(shard.counts.withLock { $0 }) }
         let g = gauges()
         var out = """
-        # HELP storehouse_sessions Sessions held in memory.
+        # HELP storehouse_sessions Sessions the server holds, in memory or hibernated.
         # TYPE storehouse_sessions gauge
         storehouse_sessions \(g.sessions)
+        # HELP storehouse_sessions_resident Sessions in memory now; the others are hibernated, on disk only.
+        # TYPE storehouse_sessions_resident gauge
+        storehouse_sessions_resident \(residentSessions?() ?? g.sessions)
+        # HELP storehouse_session_hibernations_total Sessions that left memory after --hibernate-after-s without use.
+        # TYPE storehouse_session_hibernations_total counter
+        storehouse_session_hibernations_total \(c.hibernations)
+        # HELP storehouse_session_loads_total Hibernated sessions read back from disk for a request.
+        # TYPE storehouse_session_loads_total counter
+        storehouse_session_loads_total \(c.loads)
         # HELP storehouse_subscribers Open SSE event streams.
         # TYPE storehouse_subscribers gauge
         storehouse_subscribers \(g.subscribers)

@@ -48,6 +48,10 @@ struct JournalLog: SessionLog {
 
     func flush() { journal.flush() }
 
+    func load(sessionID: String) -> Result<RecoveredSession, any Error> {
+        journal.readSession(id: sessionID).mapError { $0 as any Error }
+    }
+
     func delete(sessionID: String, completion: @escaping @Sendable () -> Void) {
         // The journal's delete waits for the files to go; that wait happens here, off the I/O threads.
         DispatchQueue.global().async {

@@ -1,3 +1,5 @@
+import Journal
+
 /// Where a session's actions go to become durable: the one interface the
 /// server's sessions write through, implemented by ``MemoryLog`` (`--in-memory`)
 /// and ``JournalLog`` (the data directory).
@@ -25,6 +27,9 @@ protocol SessionLog: Sendable {
     /// Returns once everything handed to the log before it, snapshots included, is on disk (an
     /// import waits for its snapshot so). Blocks: never from an I/O thread or a completion.
     func flush()
+    /// Reads back one session's files, for a hibernated session's next request: after a `flush`
+    /// that followed its last append, and with nothing appended meanwhile. Blocks on the disk.
+    func load(sessionID: String) -> Result<RecoveredSession, any Error>
     /// Removes the session's files, then calls `completion` (possibly on another thread).
     func delete(sessionID: String, completion: @escaping @Sendable () -> Void)
     func close()
@@ -33,6 +38,7 @@ protocol SessionLog: Sendable {
 extension SessionLog {
     func afterCompletions(_ body: @escaping @Sendable () -> Void) { body() }
     func flush() {}
+    func load(sessionID: String) -> Result<RecoveredSession, any Error> { .failure(JournalError.unknownSession(sessionID)) }
 }
 
 /// `--in-memory`: nothing is kept, every append is done at once.

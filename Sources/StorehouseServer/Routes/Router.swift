@@ -1,3 +1,4 @@
+import Dispatch
 import HTTPEngine
 import StoreCore
 import StoreKinds
@@ -58,6 +59,28 @@ final class Router: HTTPHandler {
 
     func handle(_ request: HTTPRequest, _ responder: HTTPResponder) {
         let (exchange, name) = makeExchange(for: request, responder)
+        if Self.namesSession(exchange.route), registry.isHibernated(name) {
+            // Loading reads the disk: done off the event loop, whose other connections go on.
+            // The request is then handled there (an append off a loop wakes the journal at once).
+            DispatchQueue.global(qos: .userInitiated).async { [self] in
+                _ = registry.lookup(name)
+                handleAdmitted(exchange, name: name)
+            }
+            return
+        }
+        handleAdmitted(exchange, name: name)
+    }
+
+    /// Whether the route's second segment is a session id.
+    private static func namesSession(_ route: Metrics.Route) -> Bool {
+        switch route {
+        case .session, .state, .actions, .events, .export: true
+        default: false
+        }
+    }
+
+    private func handleAdmitted(_ exchange: Exchange, name: String) {
+        let request = exchange.request
         guard let admitted = admit(exchange, name: name) else { return }
         switch admitted {
         case .problem(let entry):
@@ -189,7 +212,7 @@ final class Router: HTTPHandler {
             switch route {
             case .session, .state, .actions, .events, .export:
                 guard readyForSessions(exchange) else { return nil }
-                guard session(named: name) != nil else {
+                guard Secrets.isWellFormedID(name), registry.exists(name) else {
                     exchange.send(SessionProblems.notFound.response())
                     return nil
                 }

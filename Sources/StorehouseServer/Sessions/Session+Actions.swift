@@ -497,14 +497,26 @@ extension Session {
         return keptStates.states.first { $0.version >= reach }?.version ?? store.version
     }
 
+    /// An effect starts or feeds an action back: counted for the shutdown's wait and for
+    /// hibernation, which leaves a session with one running in memory.
+    private func effectBegins() {
+        context.gauges.effects.enter()
+        effectsRunning.add(1, ordering: .relaxed)
+    }
+
+    private func effectEnds() {
+        effectsRunning.subtract(1, ordering: .relaxed)
+        context.gauges.effects.leave()
+    }
+
     /// Runs effects on the cooperative pool; what they send comes back through `submit` as source `effect`.
     func start(_ effects: [PendingEffect]) {
         for effect in effects {
-            context.gauges.effects.enter()
+            effectBegins()
             // The effect holds the session until it finishes; a deleted session refuses what it sends.
             Task { [self] in
                 await effect.run { type, payload in self.receiveFromEffect(type: type, payload: payload) }
-                context.gauges.effects.leave()
+                effectEnds()
             }
         }
     }
@@ -514,18 +526,18 @@ extension Session {
     /// losing the answer would leave the state waiting for it for good (e.g. a login in flight).
     private func receiveFromEffect(type: String, payload: JSONValue?, attempt: Int = 0) {
         let record = ActionRecord(type: type, payload: payload, meta: nil, at: context.now(), source: .effect)
-        context.gauges.effects.enter()
+        effectBegins()
         submit(ActionSubmission(records: [record], ifMatch: nil, idempotency: nil, minimal: true)) { [self] response in
-            defer { context.gauges.effects.leave() }
+            defer { effectEnds() }
             guard response.status >= 400, response.status != 404 else { return }
             guard response.status == 503, attempt < 12 else {
                 return ServerLog.error("session \(id): effect action \(type) answered \(response.status); dropped")
             }
-            context.gauges.effects.enter()
+            effectBegins()
             Task { [self] in
                 try? await Task.sleep(for: .milliseconds(min(2_000, 25 << attempt)))
                 receiveFromEffect(type: type, payload: payload, attempt: attempt + 1)
-                context.gauges.effects.leave()
+                effectEnds()
             }
         }
     }

@@ -70,6 +70,10 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// only moves a heartbeat or an expiry to the next second.
     let hasSubscribers = Atomic<Bool>(false)
     let hasParkedReads = Atomic<Bool>(false)
+    /// When a request last looked the session up (milliseconds), and how many of its effects run:
+    /// what hibernation asks before it unloads the session (`Session+Hibernation.swift`).
+    let lastUsed: Atomic<Int64>
+    let effectsRunning = Atomic<Int>(0)
     /// Appends the journal answered in the group it is completing, settled together at the
     /// group's end (`settleAnsweredAppends`); its own lock, not the session's.
     let answeredAppends = Mutex<[AnsweredAppend]>([])
@@ -106,6 +110,7 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         self.id = id
         self.forkedFrom = forkedFrom
         lifetime = SessionLifetime(ttlSeconds: ttlSeconds, lastActivity: createdAt)
+        lastUsed = Atomic(context.now())
         self.damaged = damaged
         self.kind = kind
         self.tokenHash = tokenHash
@@ -203,27 +208,8 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// version (see `answerWhenDurable`).
     func metadataJSON() -> [UInt8] {
         lock.withLock {
-            var out: [UInt8] = []
-            out += Array(#"{"id":""#.utf8) + Array(id.utf8)
-            out += Array(#"","kind":""#.utf8) + Array(kind.name.utf8)
-            out += Array(#"","version":\#(durableVersion),"createdAt":""#.utf8)
-            out += Array(Timestamp.iso8601(millis: createdAt).utf8)
-            out += Array(#"","updatedAt":""#.utf8)
-            out += Array(Timestamp.iso8601(millis: updatedAt).utf8)
-            out += Array(#"","expiresAt":"#.utf8)
-            if let expiresAt = lifetime.expiresAt {
-                out.append(UInt8(ascii: "\""))
-                Timestamp.append(millis: expiresAt, to: &out)
-                out.append(UInt8(ascii: "\""))
-            } else {
-                out += Array("null".utf8)
-            }
-            out += Array(#","subscribers":\#(subscribers.count),"resident":true"#.utf8)
-            if let forkedFrom {
-                out += Array(#","forkedFrom":"#.utf8) + forkedFrom.json.encoded()
-            }
-            out.append(UInt8(ascii: "}"))
-            return out
+            SessionSummary.metadataJSON(id: id, kind: kind.name, version: durableVersion, createdAt: createdAt, updatedAt: updatedAt,
+                                        expiresAt: lifetime.expiresAt, subscribers: subscribers.count, resident: true, forkedFrom: forkedFrom)
         }
     }
 }

@@ -42,6 +42,8 @@ struct SessionContext: Sendable {
     let now: @Sendable () -> Int64
     /// The kinds sessions can be created with and recovered as.
     let kinds: KindRegistry
+    /// Idle milliseconds after which a session hibernates (`--hibernate-after-s`); 0: never.
+    let hibernateAfterMillis: Int64
 
     init(configuration: ServerConfiguration, log: any SessionLog, metrics: Metrics, gauges: Gauges,
          effectEnvironment: EffectEnvironment, fanOutQueue: DispatchQueue = .global(qos: .userInitiated),
@@ -71,6 +73,8 @@ struct SessionContext: Sendable {
         routing = NodeRouting(node: configuration.nodeID)
         self.now = now
         self.kinds = kinds
+        // In memory there is no copy to load back from.
+        hibernateAfterMillis = configuration.inMemory ? 0 : Int64(configuration.hibernateAfterSeconds) * 1_000
     }
 
     /// Milliseconds since the Unix epoch.

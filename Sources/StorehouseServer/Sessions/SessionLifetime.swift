@@ -35,6 +35,9 @@ final class SessionLifetime: Sendable {
         }
     }
 
+    /// The last request or action, in milliseconds since the epoch (only kept with a `ttlSeconds`).
+    var lastActivityMillis: Int64 { lastActivity.load(ordering: .relaxed) }
+
     /// Milliseconds since the epoch when the session expires; nil when it never does.
     var expiresAt: Int64? {
         ttlSeconds > 0 ? lastActivity.load(ordering: .relaxed) + Int64(ttlSeconds) * 1_000 : nil

@@ -9,11 +9,21 @@ import Synchronization
 /// happens under that session's own lock, so sessions never wait for each other.
 final class SessionRegistry: Sendable {
     /// The sessions by id, and their ids in order for the listing; one lock keeps the two alike.
-    private struct Table {
+    /// Internal for `SessionRegistry+Hibernation.swift`; touched only under `sessions`' lock.
+    struct Table {
         var byID: [String: Session] = [:]
         var order = SessionIndex()
         /// Ids of imports under way: taken, though not yet served.
         var importing: Set<String> = []
+        /// Hibernated sessions: in `order`, not in `byID`.
+        var hibernated: [String: SessionSummary] = [:]
+        /// Hibernated sessions being loaded back, each with the group its other requests wait on.
+        var loading: [String: DispatchGroup] = [:]
+
+        /// Every session, resident or hibernated.
+        var count: Int { byID.count + hibernated.count }
+
+        func has(_ id: String) -> Bool { byID[id] != nil || hibernated[id] != nil }
 
         /// Whether the id is new (a session is otherwise replaced).
         @discardableResult
@@ -30,7 +40,7 @@ final class SessionRegistry: Sendable {
         }
     }
 
-    private let sessions = Mutex<Table>(Table())
+    let sessions = Mutex<Table>(Table())
     let context: SessionContext
     let maxSessions: Int
 
@@ -39,22 +49,57 @@ final class SessionRegistry: Sendable {
         self.maxSessions = maxSessions
     }
 
-    var count: Int { sessions.withLock { $0.byID.count } }
+    /// Every session, resident or hibernated.
+    var count: Int { sessions.withLock { $0.count } }
 
-    func lookup(_ id: String) -> Session? { sessions.withLock { $0.byID[id] } }
+    /// Sessions in memory now.
+    var residentCount: Int { sessions.withLock { $0.byID.count } }
 
+    /// Whether `id` names a hibernated session (its next request loads it).
+    func isHibernated(_ id: String) -> Bool { sessions.withLock { $0.hibernated[id] != nil } }
+
+    /// Whether `id` names a session, without loading it.
+    func exists(_ id: String) -> Bool { sessions.withLock { $0.has(id) } }
+
+    /// The session, loaded back from disk first when it is hibernated (blocks on the disk then);
+    /// marks it used, so hibernation leaves it in memory (`SessionRegistry+Hibernation.swift`).
+    func lookup(_ id: String) -> Session? { residentSession(id) }
+
+    /// The resident sessions.
     var all: [Session] { sessions.withLock { Array($0.byID.values) } }
 
     /// Up to `limit` sessions with ids after `cursor`, ascending, of kind `kind` when given, and
     /// whether more follow (`GET /sessions`).
-    func page(after cursor: String?, kind: String?, limit: Int) -> (sessions: [Session], more: Bool) {
+    /// Hibernated sessions are listed from their summaries, never loaded.
+    func page(after cursor: String?, kind: String?, limit: Int) -> (sessions: [Listed], more: Bool) {
         sessions.withLock { table in
             let byID = table.byID  // shared storage, not a copy: the index mutates beside it
+            let hibernated = table.hibernated
             let (ids, more) = table.order.page(after: cursor, limit: limit) { id in
                 guard let kind else { return true }
-                return byID[id]?.kind.name == kind
+                return (byID[id]?.kind.name ?? hibernated[id]?.kind.name) == kind
             }
-            return (ids.compactMap { byID[$0] }, more)
+            return (ids.compactMap { id in byID[id].map(Listed.resident) ?? hibernated[id].map(Listed.hibernated) }, more)
+        }
+    }
+
+    /// A session in a listing page.
+    enum Listed {
+        case resident(Session)
+        case hibernated(SessionSummary)
+
+        var id: String {
+            switch self {
+            case .resident(let session): session.id
+            case .hibernated(let summary): summary.id
+            }
+        }
+
+        func metadataJSON() -> [UInt8] {
+            switch self {
+            case .resident(let session): session.metadataJSON()
+            case .hibernated(let summary): summary.metadataJSON()
+            }
         }
     }
 
@@ -76,8 +121,8 @@ final class SessionRegistry: Sendable {
         let session = Session(id: id, kind: kind, tokenHash: tokenHash, createdAt: now, store: store, context: context, forkedFrom: forkedFrom,
                               ttlSeconds: ttlSeconds)
         let inserted = sessions.withLock { table -> Bool? in
-            guard table.byID.count < maxSessions else { return false }
-            guard table.byID[id] == nil else { return nil }  // 2⁻¹²⁸, but a session is never replaced
+            guard table.count < maxSessions else { return false }
+            guard !table.has(id) else { return nil }  // 2⁻¹²⁸, but a session is never replaced
             table.insert(session)
             return true
         }
@@ -121,10 +166,10 @@ final class SessionRegistry: Sendable {
     /// Takes `id` for an import under way; the refusal when it is in use or the server is full.
     func reserveImport(_ id: String) -> Problem? {
         sessions.withLock { table in
-            guard table.byID[id] == nil, !table.importing.contains(id) else {
+            guard !table.has(id), !table.importing.contains(id) else {
                 return Problem(409, "session-exists", "a session with this id exists; delete it first to import it again")
             }
-            guard table.byID.count + table.importing.count < maxSessions else { return Self.full }
+            guard table.count + table.importing.count < maxSessions else { return Self.full }
             table.importing.insert(id)
             return nil
         }
@@ -155,6 +200,7 @@ final class SessionRegistry: Sendable {
             let now = context.now()
             let budget = context.memoryBudget
             let shrinking = budget.shouldShrink
+            expireHibernated(at: now)
             for session in all {
                 if session.lifetime.hasExpired(at: now), session.expiresNow(at: now) {
                     // Deleted as by DELETE: files gone, streams sent `end` with reason `expired`.
@@ -165,6 +211,7 @@ final class SessionRegistry: Sendable {
                 session.expireParkedReads()
                 session.settleBudget()  // memory budget: drained subscriber buffers, shrinking windows
             }
+            hibernateIdle(at: now)
             if shrinking { budget.returnFreedMemory() }
         }
         timer.resume()

@@ -1,0 +1,125 @@
+import Dispatch
+import Journal
+
+/// Hibernation (docs/API.md "Lifecycle"): the once-a-second sweep unloads sessions nothing has
+/// used for `--hibernate-after-s`, and a request for one loads it back from its journal.
+///
+/// A request marks its session used under the table's lock as it looks it up, and the sweep
+/// unloads a session under that lock only if no such mark came since it found the session idle:
+/// a request either holds a session that stays resident, or finds the summary and loads.
+extension SessionRegistry {
+    private enum Found {
+        case resident(Session)
+        case missing
+        case waitFor(DispatchGroup)
+        case load(SessionSummary, DispatchGroup)
+    }
+
+    /// The resident session `id`, loaded from disk first when it is hibernated: one request loads
+    /// it while the others for it wait (a `DispatchGroup` per id), and all of them get the session.
+    func residentSession(_ id: String) -> Session? {
+        while true {
+            let now = context.now()
+            let found = sessions.withLock { table -> Found in
+                if let session = table.byID[id] {
+                    session.lastUsed.store(now, ordering: .relaxed)
+                    return .resident(session)
+                }
+                guard let summary = table.hibernated[id] else { return .missing }
+                if let loading = table.loading[id] { return .waitFor(loading) }
+                let loading = DispatchGroup()
+                loading.enter()
+                table.loading[id] = loading
+                return .load(summary, loading)
+            }
+            switch found {
+            case .resident(let session): return session
+            case .missing: return nil
+            case .waitFor(let loading): loading.wait()
+            case .load(let summary, let loading):
+                guard let session = load(summary) else {
+                    sessions.withLock { _ = $0.loading.removeValue(forKey: id) }
+                    loading.leave()
+                    return nil
+                }
+                sessions.withLock { table in
+                    table.loading[id] = nil
+                    table.hibernated[id] = nil
+                    session.lastUsed.store(context.now(), ordering: .relaxed)
+                    table.byID[id] = session  // already in `order`
+                }
+                context.memoryBudget.sessions.add(1, ordering: .relaxed)  // memory budget: one more share
+                loading.leave()
+                // Taken before any request acts on it, as at a restart (`Recovery.run`).
+                if !session.damaged { session.resumeInterruptedEffects() }
+                return session
+            }
+        }
+    }
+
+    /// Recovery's own rebuild of one session from its files; a stand-in answering 503
+    /// `session-damaged` when they no longer read (as recovery leaves such a session); nil when
+    /// not even that can be made.
+    private func load(_ summary: SessionSummary) -> Session? {
+        let started = ContinuousClock.now
+        do {
+            let session = try Recovery.rebuild(context.log.load(sessionID: summary.id).get(), context: context)
+            // Reads are not journaled: the expiry clock goes on from the summary's, not the last action.
+            session.lifetime.touch(summary.lifetime.lastActivityMillis)
+            session.settleBudget()
+            context.metrics.recordLoad()
+            let millis = (ContinuousClock.now - started) / .milliseconds(1)
+            if millis >= 100 { ServerLog.info("session \(summary.id) loaded from disk in \(Int(millis)) ms") }
+            return session
+        } catch {
+            ServerLog.error("session \(summary.id) could not be loaded from disk: \(error); its files are left for inspection")
+            guard let store = try? summary.kind.makeStore(state: nil, version: 0, environment: context.effectEnvironment) else { return nil }
+            return Session(id: summary.id, kind: summary.kind, tokenHash: summary.tokenHash, createdAt: summary.createdAt, store: store,
+                           context: context, damaged: true, forkedFrom: summary.forkedFrom)
+        }
+    }
+
+    /// Unloads every resident session nothing used since `now - --hibernate-after-s`: the journal
+    /// is flushed first (under `--fsync batch` and `never` an acknowledged action may not be on
+    /// disk yet), and only a session whose head that flush covered leaves memory.
+    func hibernateIdle(at now: Int64) {
+        guard context.hibernateAfterMillis > 0 else { return }
+        let threshold = now - context.hibernateAfterMillis
+        let candidates = all.filter { $0.mayHibernate(idleSince: threshold) }.map { ($0, $0.durableVersionNow()) }
+        guard !candidates.isEmpty else { return }
+        context.log.flush()
+        for (session, version) in candidates {
+            guard let summary = session.hibernationSummary(expectedVersion: version) else { continue }
+            let unloaded = sessions.withLock { table -> Bool in
+                guard table.byID[session.id] === session, session.lastUsed.load(ordering: .relaxed) <= threshold else { return false }
+                table.byID[session.id] = nil  // stays in `order`: it is listed from the summary
+                table.hibernated[session.id] = summary
+                return true
+            }
+            guard unloaded else { continue }
+            session.releaseBudget()
+            context.memoryBudget.sessions.subtract(1, ordering: .relaxed)
+            context.metrics.recordHibernation()
+        }
+    }
+
+    /// Deletes the hibernated sessions whose `ttlSeconds` passed, from their summaries: files
+    /// removed, never loaded (they have no streams to end).
+    func expireHibernated(at now: Int64) {
+        let expired = sessions.withLock { table -> [String] in
+            guard !table.hibernated.isEmpty else { return [] }
+            let ids = table.hibernated.values.compactMap { summary in
+                summary.lifetime.hasExpired(at: now) && table.loading[summary.id] == nil ? summary.id : nil
+            }
+            for id in ids {
+                table.hibernated[id] = nil
+                table.order.remove(id)
+            }
+            return ids
+        }
+        for id in expired {
+            context.log.delete(sessionID: id) {}
+            context.metrics.recordExpiry()
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import StoreCore
+import StoreKinds
+
+/// What the registry keeps of a hibernated session (docs/API.md "Lifecycle"): enough to list it,
+/// to expire it and to load it back, and nothing of its state, history or answers.
+///
+/// ```swift
+/// let summary = session.hibernationSummary(expectedVersion: 7)   // nil while anything holds it
+/// summary?.metadataJSON()   // {"id":…,"version":7,…,"resident":false}
+/// ```
+struct SessionSummary: Sendable {
+    let id: String
+    let kind: any StoreKind
+    let tokenHash: [UInt8]
+    let version: Int
+    let createdAt: Int64
+    let updatedAt: Int64
+    /// The session's own: its expiry clock goes on while it sleeps, and comes back with it.
+    let lifetime: SessionLifetime
+    let forkedFrom: ForkOrigin?
+
+    func metadataJSON() -> [UInt8] {
+        Self.metadataJSON(id: id, kind: kind.name, version: version, createdAt: createdAt, updatedAt: updatedAt,
+                          expiresAt: lifetime.expiresAt, subscribers: 0, resident: false, forkedFrom: forkedFrom)
+    }
+
+    /// `{"id","kind","version","createdAt","updatedAt","expiresAt","subscribers","resident","forkedFrom"?}`: a
+    /// session's metadata, resident or not.
+    static func metadataJSON(id: String, kind: String, version: Int, createdAt: Int64, updatedAt: Int64, expiresAt: Int64?,
+                             subscribers: Int, resident: Bool, forkedFrom: ForkOrigin?) -> [UInt8] {
+        var out: [UInt8] = []
+        out += Array(#"{"id":""#.utf8) + Array(id.utf8)
+        out += Array(#"","kind":""#.utf8) + Array(kind.utf8)
+        out += Array(#"","version":\#(version),"createdAt":""#.utf8)
+        out += Array(Timestamp.iso8601(millis: createdAt).utf8)
+        out += Array(#"","updatedAt":""#.utf8)
+        out += Array(Timestamp.iso8601(millis: updatedAt).utf8)
+        out += Array(#"","expiresAt":"#.utf8)
+        if let expiresAt {
+            out.append(UInt8(ascii: "\""))
+            Timestamp.append(millis: expiresAt, to: &out)
+            out.append(UInt8(ascii: "\""))
+        } else {
+            out += Array("null".utf8)
+        }
+        out += Array(#","subscribers":\#(subscribers),"resident":\#(resident)"#.utf8)
+        if let forkedFrom {
+            out += Array(#","forkedFrom":"#.utf8) + forkedFrom.json.encoded()
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+}

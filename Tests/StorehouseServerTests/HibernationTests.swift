@@ -1,0 +1,193 @@
+import Foundation
+@testable import StorehouseServer
+import Synchronization
+import XCTest
+
+/// docs/API.md "Lifecycle": `--hibernate-after-s`, `resident`, and the hibernation metrics. The
+/// sweep runs once a second, so with `--hibernate-after-s 1` a session hibernates within about
+/// two; tests wait for the metric that says so (polled, with a deadline).
+final class HibernationTests: XCTestCase {
+    static let admin = OperatorRoutesTests.adminSecret
+
+    private func diskFixture(_ directory: String, fsync: ServerConfiguration.Fsync = .never,
+                             _ configure: (inout ServerConfiguration) -> Void = { _ in }) throws -> ServerFixture {
+        try ServerFixture {
+            $0.inMemory = false
+            $0.dataDirectory = directory
+            $0.fsync = fsync
+            $0.hibernateAfterSeconds = 1
+            $0.adminToken = AdminToken(Self.admin)
+            configure(&$0)
+        }
+    }
+
+    func testAnIdleSessionHibernatesAndItsNextRequestsLoadItOnceWithTheSameStateLogAndAnswers() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fixture = try diskFixture(directory)
+        let (id, token) = try fixture.createSession()
+        let client = try fixture.client()
+        try client.incrementCounter(id, token, times: 3)
+        let keyed = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token).merging(["Idempotency-Key": "k1"]) { $1 },
+                                       body: #"{"type":"counter/incrTapped"}"#)
+        XCTAssertEqual(keyed.status, 200, keyed.text)
+        let state = try client.request("GET", "/sessions/\(id)/state", headers: bearer(token)).text
+        let log = try client.request("GET", "/sessions/\(id)/actions", headers: bearer(token)).text
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)", headers: bearer(token)).json["resident"] as? Bool, true)
+
+        try waitForMetric(fixture, "storehouse_session_hibernations_total", atLeast: 1)
+        XCTAssertEqual(try metric(fixture, "storehouse_sessions_resident"), 0)
+        XCTAssertEqual(try metric(fixture, "storehouse_sessions"), 1, "a hibernated session is still held")
+        let listed = try XCTUnwrap(try client.request("GET", "/sessions", headers: bearer(Self.admin)).json["sessions"] as? [[String: Any]])
+        XCTAssertEqual(listed.first?["id"] as? String, id)
+        XCTAssertEqual(listed.first?["resident"] as? Bool, false)
+        XCTAssertEqual(listed.first?["version"] as? Int, 4)
+        XCTAssertEqual(try metric(fixture, "storehouse_session_loads_total"), 0, "the listing loads nothing")
+        let wrong = try client.request("GET", "/sessions/AAAAAAAAAAAAAAAAAAAAAA", headers: bearer(token))
+        XCTAssertEqual(wrong.status, 404)
+
+        // Concurrent first requests: one load, every request answered from it.
+        let statuses = Mutex<[Int]>([])
+        let port = fixture.port
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            let status = (try? TestClient(port: port).request("GET", "/sessions/\(id)/state", headers: bearer(token)).status) ?? 0
+            statuses.withLock { $0.append(status) }
+        }
+        XCTAssertEqual(statuses.withLock { $0 }, [200, 200, 200, 200])
+        XCTAssertEqual(try metric(fixture, "storehouse_session_loads_total"), 1)
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state", headers: bearer(token)).text, state)
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)/actions", headers: bearer(token)).text, log)
+        let metadata = try client.request("GET", "/sessions/\(id)", headers: bearer(token)).json
+        XCTAssertEqual(metadata["resident"] as? Bool, true)
+        XCTAssertEqual(metadata["version"] as? Int, 4)
+        let repeated = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token).merging(["Idempotency-Key": "k1"]) { $1 },
+                                          body: #"{"type":"counter/incrTapped"}"#)
+        XCTAssertEqual(repeated.status, 200)
+        XCTAssertEqual(repeated.json["version"] as? Int, 4, "the kept key answers as before: \(repeated.text)")
+        try client.incrementCounter(id, token, times: 1)
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)", headers: bearer(token)).json["version"] as? Int, 5)
+
+        // A POST as the first request after a second hibernation loads it as well.
+        try waitForMetric(fixture, "storehouse_session_hibernations_total", atLeast: 2)
+        try client.incrementCounter(id, token, times: 1)
+        XCTAssertEqual(try metric(fixture, "storehouse_session_loads_total"), 2)
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state", headers: bearer(token)).json["version"] as? Int, 6)
+    }
+
+    func testAnEventStreamKeepsItsSessionResident() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fixture = try diskFixture(directory)
+        let (watched, watchedToken) = try fixture.createSession()
+        let (idle, _) = try fixture.createSession()
+        let events = try fixture.client()
+        XCTAssertEqual(try events.openEvents("/sessions/\(watched)/events", headers: bearer(watchedToken)).status, 200)
+        _ = try events.nextEvent()
+        // Both went idle together: the sweep that unloads the idle one passed over the watched one.
+        try waitForMetric(fixture, "storehouse_session_hibernations_total", atLeast: 1)
+        let listed = try XCTUnwrap(try fixture.client().request("GET", "/sessions", headers: bearer(Self.admin)).json["sessions"] as? [[String: Any]])
+        let resident = Dictionary(uniqueKeysWithValues: listed.map { ($0["id"] as? String ?? "", $0["resident"] as? Bool) })
+        XCTAssertEqual(resident[watched], true)
+        XCTAssertEqual(resident[idle], false)
+        XCTAssertEqual(try metric(fixture, "storehouse_session_hibernations_total"), 1)
+    }
+
+    func testAHibernatedSessionExpiresWithoutLoadingAndItsFilesGo() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fixture = try diskFixture(directory)
+        let (id, token) = try fixture.createSession(#"{"kind":"counter","ttlSeconds":3}"#)
+        try waitForMetric(fixture, "storehouse_session_hibernations_total", atLeast: 1)
+        XCTAssertTrue(try FileManager.default.contentsOfDirectory(atPath: directory).contains { $0.hasPrefix(id) }, "its journal stays")
+        try waitForMetric(fixture, "storehouse_sessions_expired_total", atLeast: 1)
+        XCTAssertEqual(try metric(fixture, "storehouse_session_loads_total"), 0)
+        XCTAssertEqual(try metric(fixture, "storehouse_sessions"), 0)
+        XCTAssertEqual(try fixture.client().request("GET", "/sessions/\(id)", headers: bearer(token)).status, 404)
+        let deadline = Date().addingTimeInterval(10)
+        while try FileManager.default.contentsOfDirectory(atPath: directory).contains(where: { $0.hasPrefix(id) }), Date() < deadline {
+            usleep(20_000)  // the files are deleted off the sweep's thread: polled with a deadline
+        }
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: directory).contains { $0.hasPrefix(id) })
+    }
+
+    func testHibernationIsOffInMemoryAndWithZero() throws {
+        for fixture in [try ServerFixture { $0.hibernateAfterSeconds = 1 },
+                        try diskFixture(temporaryDirectory()) { $0.hibernateAfterSeconds = 0 }] {
+            XCTAssertEqual(fixture.server.registry.context.hibernateAfterMillis, 0)
+        }
+        guard case .serve(let defaults) = try ServerConfiguration.parse(arguments: [], environment: [:]) else { return XCTFail() }
+        XCTAssertEqual(defaults.hibernateAfterSeconds, 300)
+        guard case .serve(let given) = try ServerConfiguration.parse(arguments: [], environment: ["STOREHOUSE_HIBERNATE_AFTER_S": "60"]) else { return XCTFail() }
+        XCTAssertEqual(given.hibernateAfterSeconds, 60)
+        XCTAssertThrowsError(try ServerConfiguration.parse(arguments: ["--hibernate-after-s", "-1"], environment: [:]))
+    }
+
+    /// A SIGKILL as sessions hibernate (under `--fsync never`, where only the flush before
+    /// unloading puts their records on disk) and after: every acknowledged action comes back.
+    func testASIGKILLDuringAndAfterHibernationLosesNoAcknowledgedAction() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var expected: [String: (token: String, version: Int)] = [:]
+        let arguments = ["--data-dir", directory, "--fsync", "never", "--hibernate-after-s", "1"]
+        for round in 0..<3 {
+            let server = try ServerProcess(arguments: arguments)
+            try server.waitUntilReady()
+            let client = try TestClient(port: server.port)
+            for (id, known) in expected {
+                let read = try client.request("GET", "/sessions/\(id)/state", headers: bearer(known.token))
+                XCTAssertEqual(read.json["version"] as? Int, known.version, "round \(round): \(id): \(read.text)")
+            }
+            for _ in 0..<4 {
+                let created = try client.request("POST", "/sessions", body: #"{"kind":"counter"}"#)
+                let id = try XCTUnwrap(created.json["id"] as? String), token = try XCTUnwrap(created.json["token"] as? String)
+                try client.incrementCounter(id, token, times: 5)
+                expected[id] = (token, 5)
+            }
+            for (id, known) in expected {
+                try client.incrementCounter(id, known.token, times: 1)
+                expected[id]?.version += 1
+            }
+            // Round 0: killed after the sweep unloaded them; later rounds: at a moment near it.
+            if round == 0 {
+                try waitForMetric(port: server.port, "storehouse_session_hibernations_total", atLeast: expected.count)
+            } else {
+                usleep(UInt32.random(in: 800_000...2_200_000))
+            }
+            server.kill(SIGKILL)
+        }
+        let server = try ServerProcess(arguments: arguments)
+        try server.waitUntilReady()
+        let client = try TestClient(port: server.port)
+        for (id, known) in expected {
+            XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state", headers: bearer(known.token)).json["version"] as? Int, known.version, id)
+        }
+        server.kill(SIGTERM)
+    }
+
+    // MARK: - Metrics
+
+    private func metric(_ fixture: ServerFixture, _ name: String) throws -> Int {
+        try metric(port: fixture.port, name)
+    }
+
+    private func metric(port: Int, _ name: String) throws -> Int {
+        let text = try TestClient(port: port).request("GET", "/metrics").text
+        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
+            return Int(line.split(separator: " ").last ?? "") ?? -1
+        }
+        throw TestClientError(description: "no metric \(name)")
+    }
+
+    private func waitForMetric(_ fixture: ServerFixture, _ name: String, atLeast value: Int, timeout: TimeInterval = 15) throws {
+        try waitForMetric(port: fixture.port, name, atLeast: value, timeout: timeout)
+    }
+
+    /// Polls `/metrics` (a scrape touches no session) until `name` reaches `value`.
+    private func waitForMetric(port: Int, _ name: String, atLeast value: Int, timeout: TimeInterval = 15) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while try metric(port: port, name) < value {
+            guard Date() < deadline else { throw TestClientError(description: "\(name) stayed below \(value) for \(timeout) s") }
+            usleep(50_000)
+        }
+    }
+}
