@@ -38,7 +38,12 @@ public final class Storehouse: Sendable {
         self.configuration = configuration
         let gauges = Gauges()
         let registryBox = LockedBox<SessionRegistry?>(nil)
-        metrics = Metrics(gauges: { (registryBox.value?.count ?? 0, gauges.subscriberCount) })
+        metrics = Metrics(gauges: { (registryBox.value?.count ?? 0, gauges.subscriberCount) }, memory: {
+            registryBox.value.map { registry in
+                let budget = registry.context.memoryBudget
+                return (budget.accounted, budget.limit, MemoryBudget.readResident() ?? 0)
+            }
+        })
         accessLog = AccessLog(enabled: configuration.accessLog)
         if let injectedLog {
             journal = nil

@@ -3,7 +3,7 @@ import HTTPEngine
 import StorehouseServer
 
 // storehouse: parse flags, then serve until SIGTERM or SIGINT, then shut down gracefully.
-let version = "storehouse 0.1.0"
+let version = "\(ServerInfo.name) \(ServerInfo.version)"
 
 let request: LaunchRequest
 do {
@@ -39,7 +39,7 @@ case .serve(let configuration):
         FileHandle.standardError.write(Data("storehouse: cannot start: \(error)\n".utf8))
         exit(1)
     }
-    FileHandle.standardError.write(Data("storehouse listening on http://\(configuration.host):\(server.port) (\(configuration.inMemory ? "in memory" : "data in \(configuration.dataDirectory), fsync \(configuration.fsync.rawValue)"))\n".utf8))
+    FileHandle.standardError.write(Data("storehouse listening on http://\(configuration.host):\(server.port) (\(configuration.inMemory ? "in memory" : "data in \(configuration.dataDirectory), fsync \(configuration.fsync.rawValue)")\(configuration.nodeID.map { ", node \($0)" } ?? ""))\n".utf8))
 
     let signals = terminationSignals
     Thread.startNamed("signals") {

@@ -7,6 +7,7 @@ final class TimeoutTests: XCTestCase {
 
     func testTimerPhasesWithFakeClock() {
         var timer = ConnectionTimer(now: 0)
+        timer.enter(.idle, now: 0)
         XCTAssertEqual(timer.expired(now: 999, timeouts: timeouts), .none)
         XCTAssertEqual(timer.expired(now: 1_000, timeouts: timeouts), .close)
         timer.enter(.head, now: 500)
@@ -22,7 +23,7 @@ final class TimeoutTests: XCTestCase {
         timer.enter(.busy, now: 0)
         XCTAssertEqual(timer.expired(now: 1_000_000, timeouts: timeouts), .none)
         timer.enter(.writing, now: 0)
-        timer.touch(now: 900)
+        timer.exchanged(now: 900)
         XCTAssertEqual(timer.expired(now: 1_899, timeouts: timeouts), .none)
         XCTAssertEqual(timer.expired(now: 1_900, timeouts: timeouts), .close)
         timer.enter(.lingering, now: 0)

@@ -52,7 +52,7 @@ final class JournalRoundTripTests: XCTestCase {
         let dir = makeTempDirectory(self)
         let j = try openJournal(dir, fsync: .never)
         defer { j.close() }
-        for id in ["", "../escape", "a/b", "a.b", ".", "..", "with space", "é", String(repeating: "x", count: 65), "nul\u{0}"] {
+        for id in ["", "../escape", "a/b", "a.b.c", ".a", "a.", ".", "..", "with space", "é", String(repeating: "x", count: 65), "nul\u{0}"] {
             XCTAssertThrowsError(try j.createSession(id: id, meta: [])) { error in
                 XCTAssertEqual(error as? JournalError, .invalidSessionID(id))
             }

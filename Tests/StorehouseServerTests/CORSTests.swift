@@ -93,3 +93,31 @@ final class CORSTests: XCTestCase {
         XCTAssertEqual(head.header("Access-Control-Allow-Origin"), "*")
     }
 }
+
+/// What caches and early refusals need: `Vary: Origin`, and CORS headers on a 431.
+final class CORSVaryTests: XCTestCase {
+    func testAnswersWhoseHeadersDependOnOriginSayVaryOrigin() throws {
+        let fixture = try ServerFixture()
+        let (id, token) = try fixture.createSession()
+        let client = try fixture.client()
+        for headers in [bearer(token), bearer(token).merging(["Origin": "https://app.example"]) { $1 }] {
+            let answer = try client.request("GET", "/sessions/\(id)/state", headers: headers)
+            XCTAssertEqual(answer.status, 200)
+            XCTAssertEqual(answer.headers.filter { $0.0.lowercased() == "vary" }.map(\.1), ["Origin"], "\(headers)")
+        }
+        let events = try fixture.client()
+        let head = try events.openEvents("/sessions/\(id)/events?access_token=\(token)")
+        XCTAssertEqual(head.header("Vary"), "Origin")
+    }
+
+    func testA431BeforeOriginWasReadCarriesTheHeaders() throws {
+        let fixture = try ServerFixture()
+        let client = try fixture.client()
+        // Too many fields: refused on the 101st, before the Origin that follows them.
+        let fields = (0..<120).map { "X-\($0): v\r\n" }.joined()
+        try client.sendRaw("GET /healthz HTTP/1.1\r\nHost: x\r\n\(fields)Origin: https://app.example\r\n\r\n")
+        let answer = try client.readResponse()
+        XCTAssertEqual(answer.status, 431)
+        XCTAssertEqual(answer.header("Access-Control-Allow-Origin"), "*")
+    }
+}

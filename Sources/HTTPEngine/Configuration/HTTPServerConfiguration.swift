@@ -19,8 +19,12 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxTargetBytes: Int = 8 << 10
     /// From the first byte of a request until its header block is complete (slowloris).
     public var headerTimeout: Duration = .seconds(10)
-    /// A keep-alive connection with no request in progress is closed after this.
+    /// A keep-alive connection with no request in progress is closed after this long without a
+    /// byte read or written.
     public var idleTimeout: Duration = .seconds(60)
+    /// A new connection that sends no byte in this time is closed silently: idle sockets opened
+    /// by the thousand must not hold their slots for the whole idle timeout.
+    public var firstByteTimeout: Duration = .seconds(10)
     /// From the end of the header block until the body is complete.
     public var bodyTimeout: Duration = .seconds(30)
     /// How long `shutdown()` waits for in-flight requests and streams before closing everything.

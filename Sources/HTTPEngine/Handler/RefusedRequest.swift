@@ -16,12 +16,16 @@ public struct RefusedRequest: Sendable {
     /// The header fields read before the refusal: all of them for a body refused as too large,
     /// some or none for a refusal inside the header block.
     public let headers: HTTPHeaders
+    /// Whether `headers` is the whole header block: false for a refusal inside it (too many or too
+    /// large fields, a header timeout), where a field such as `Origin` may not have been read yet.
+    public let headerBlockComplete: Bool
 
-    public init(status: Int, method: String, target: String, headers: HTTPHeaders) {
+    public init(status: Int, method: String, target: String, headers: HTTPHeaders, headerBlockComplete: Bool = true) {
         self.status = status
         self.method = method
         self.target = target
         self.headers = headers
+        self.headerBlockComplete = headerBlockComplete
     }
 
     /// The target's path as `HTTPRequest.path` reads it: without its query (which may carry a

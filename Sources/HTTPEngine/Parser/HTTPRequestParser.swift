@@ -54,6 +54,9 @@ public struct HTTPRequestParser: Sendable {
     var connectionKeepAlive = false
     var expectContinue = false
     var hostCount = 0
+    /// The header block's empty line was reached: every header field of the request is in
+    /// `headers` (a refusal after this saw them all, one before may have missed `Origin`).
+    private(set) var headerBlockComplete = false
     var body: [UInt8] = []
 
     public init(limits: HTTPParserLimits = HTTPParserLimits()) {
@@ -191,10 +194,12 @@ public struct HTTPRequestParser: Sendable {
 
         case .trailers:
             if line.isEmpty { return .event(.request(completeRequest())) }
-            // RFC 9112 §7.1.2: trailer fields are tolerated and discarded (none of ours may change framing).
+            // RFC 9112 §7.1.2: trailer fields are discarded (none of ours may change framing), but
+            // each line must be a field-line: a request line swallowed as a trailer is a message a
+            // front end may frame differently.
             headBytes += length
             if headBytes > limits.maxHeaderBytes { return .failure(.headersTooLarge("the trailer block exceeds \(limits.maxHeaderBytes) bytes")) }
-            if !ASCII.isFieldValue(line) { return .failure(.badRequest("invalid byte in a trailer field")) }
+            if case .failure(let error) = Self.splitFieldLine(line, what: "trailer") { return .failure(error) }
             return .next
 
         default:
@@ -281,23 +286,64 @@ public struct HTTPRequestParser: Sendable {
 
     /// field-line = field-name ":" OWS field-value OWS (RFC 9112 §5).
     mutating func parseFieldLine(_ line: UnsafeBufferPointer<UInt8>) -> HTTPParseError? {
-        // RFC 9112 §5.2: obs-fold (a line starting with whitespace) is rejected with 400.
-        if ASCII.isWhitespace(line[0]) { return .badRequest("obsolete line folding") }
-        guard let colon = line.firstIndex(of: 0x3A), colon > 0 else { return .badRequest("invalid header field line") }
-        // RFC 9112 §5.1: whitespace between the name and the colon MUST be rejected; the token check covers it.
-        for i in 0..<colon where !ASCII.isTokenChar(line[i]) { return .badRequest("invalid header field name") }
-        var start = colon + 1, end = line.count
-        while start < end && ASCII.isWhitespace(line[start]) { start += 1 }
-        while end > start && ASCII.isWhitespace(line[end - 1]) { end -= 1 }
-        let value = UnsafeBufferPointer(rebasing: line[start..<end])
-        if !ASCII.isFieldValue(value) { return .badRequest("invalid byte in a header field value") }
+        let name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>
+        switch Self.splitFieldLine(line, what: "header") {
+        case .failure(let error): return error
+        case .success(let field): (name, value) = (field.name, field.value)
+        }
         if headers.count >= limits.maxHeaderCount { return .headersTooLarge("more than \(limits.maxHeaderCount) header fields") }
-        let name = UnsafeBufferPointer(rebasing: line[0..<colon])
         if let error = noteFramingField(name: name, value: value) { return error }
         // Room for a usual head at once, instead of regrowing at every doubling; a larger one grows
         // by doubling, so it never holds more than twice its size.
         if headers.isEmpty { headers.reserveBytes(256) }
         headers.append(name: name, value: value)
+        return nil
+    }
+
+    struct FieldLine {
+        var name: UnsafeBufferPointer<UInt8>
+        var value: UnsafeBufferPointer<UInt8>
+    }
+
+    /// Checks a non-empty line as a field-line and splits it; `what` names the block in the error
+    /// ("header" or "trailer": trailer fields have the same syntax, RFC 9112 §7.1.2).
+    static func splitFieldLine(_ line: UnsafeBufferPointer<UInt8>, what: StaticString) -> Result<FieldLine, HTTPParseError> {
+        // RFC 9112 §5.2: obs-fold (a line starting with whitespace) is rejected with 400.
+        if ASCII.isWhitespace(line[0]) { return .failure(.badRequest("obsolete line folding")) }
+        guard let colon = line.firstIndex(of: 0x3A), colon > 0 else { return .failure(.badRequest("invalid \(what) field line")) }
+        // RFC 9112 §5.1: whitespace between the name and the colon MUST be rejected; the token check covers it.
+        for i in 0..<colon where !ASCII.isTokenChar(line[i]) { return .failure(.badRequest("invalid \(what) field name")) }
+        var start = colon + 1, end = line.count
+        while start < end && ASCII.isWhitespace(line[start]) { start += 1 }
+        while end > start && ASCII.isWhitespace(line[end - 1]) { end -= 1 }
+        let value = UnsafeBufferPointer(rebasing: line[start..<end])
+        if !ASCII.isFieldValue(value) { return .failure(.badRequest("invalid byte in a \(what) field value")) }
+        return .success(FieldLine(name: UnsafeBufferPointer(rebasing: line[0..<colon]), value: value))
+    }
+
+    /// Content-Length = 1*DIGIT (RFC 9110 §8.6). A list of identical values may be read as one
+    /// (RFC 9112 §6.3 (5)); anything else is invalid and answered 400: differing values, and empty
+    /// elements (`,`, `5,`, `,5`), which the general list rule would skip (RFC 9110 §5.6.1) and
+    /// leave a front end and this server framing the message differently.
+    mutating func noteContentLength(_ value: UnsafeBufferPointer<UInt8>) -> HTTPParseError? {
+        var start = 0
+        while start <= value.count {
+            var end = start
+            while end < value.count && value[end] != 0x2C { end += 1 }
+            var s = start, e = end
+            while s < e && ASCII.isWhitespace(value[s]) { s += 1 }
+            while e > s && ASCII.isWhitespace(value[e - 1]) { e -= 1 }
+            guard e > s else { return .badRequest("empty Content-Length") }
+            var n = 0
+            for i in s..<e {
+                let b = value[i]
+                guard b >= 0x30 && b <= 0x39 else { return .badRequest("Content-Length is not a number") }
+                n = n > (Int.max - 9) / 10 ? Int.max : n * 10 + Int(b - 0x30)
+            }
+            if let existing = contentLength, existing != n { return .badRequest("differing Content-Length values") }
+            contentLength = n
+            start = end + 1
+        }
         return nil
     }
 
@@ -318,21 +364,7 @@ public struct HTTPRequestParser: Sendable {
                 else if Self.equalsLowercase(token, "keep-alive") { connectionKeepAlive = true }
             }
         case 14 where Self.equalsLowercase(name, "content-length"):
-            // RFC 9112 §6.3 (5): a list of identical values may be read as one; differing values are an error.
-            var error: HTTPParseError?
-            Self.forEachListElement(value) { element in
-                guard error == nil else { return }
-                var n = 0
-                for b in element {
-                    guard b >= 0x30 && b <= 0x39 else { error = .badRequest("Content-Length is not a number"); return }
-                    n = n > (Int.max - 9) / 10 ? Int.max : n * 10 + Int(b - 0x30)
-                }
-                if element.isEmpty { error = .badRequest("empty Content-Length") }
-                else if let existing = contentLength, existing != n { error = .badRequest("differing Content-Length values") }
-                else { contentLength = n }
-            }
-            if value.isEmpty { return .badRequest("empty Content-Length") }
-            return error
+            return noteContentLength(value)
         case 17 where Self.equalsLowercase(name, "transfer-encoding"):
             Self.forEachListElement(value) { coding in
                 transferCodings += 1
@@ -348,6 +380,7 @@ public struct HTTPRequestParser: Sendable {
     }
 
     mutating func finishHead() -> LineOutcome {
+        headerBlockComplete = true
         // RFC 9112 §3.2: a 1.1 request without exactly one Host, or any request with several, gets 400.
         if (version == .http1_1 && hostCount != 1) || hostCount > 1 {
             return .failure(.badRequest(hostCount == 0 ? "missing Host header" : "more than one Host header"))
@@ -436,6 +469,7 @@ public struct HTTPRequestParser: Sendable {
         connectionKeepAlive = false
         expectContinue = false
         hostCount = 0
+        headerBlockComplete = false
         body = []
     }
 

@@ -2,11 +2,15 @@
 ///
 /// ```swift
 /// var timer = ConnectionTimer(now: 0)
+/// timer.exchanged(now: 2)                  // the first bytes: from `.connected` to `.idle`
 /// timer.enter(.head, now: 5)
 /// timer.expired(now: 10_006, timeouts: t)   // .requestTimeout when t.header == 10_000
 /// ```
 struct ConnectionTimer: Sendable, Equatable {
     enum Phase: Sendable, Equatable {
+        /// Accepted, no byte received yet: the first-byte deadline, much shorter than the idle
+        /// timeout, so connections that never speak do not hold a slot; closed silently.
+        case connected
         /// Keep-alive, no byte of the next request yet: idle timeout, closed silently (RFC 9112 §9.8).
         case idle
         /// Part of a header block received: header deadline (slowloris), answered 408.
@@ -29,10 +33,11 @@ struct ConnectionTimer: Sendable, Equatable {
         var header: Int64
         var idle: Int64
         var body: Int64
+        var firstByte: Int64 = 10_000
         var linger: Int64 = 2_000
     }
 
-    private(set) var phase: Phase = .idle
+    private(set) var phase: Phase = .connected
     private(set) var since: Int64
 
     init(now: Int64) { since = now }
@@ -45,12 +50,27 @@ struct ConnectionTimer: Sendable, Equatable {
         }
     }
 
-    /// Restarts the clock of the current phase (a write made progress).
-    mutating func touch(now: Int64) { since = now }
+    /// Bytes were read or written. The idle timeout counts from the last byte exchanged: a
+    /// connection whose requests are answered inside the read that brought them never leaves the
+    /// idle phase, so a phase change alone would close it mid-conversation (RFC 9112 §9.8 lets a
+    /// server close an idle connection, not one in use). The header and body deadlines keep their
+    /// start: a drip of bytes must not extend them (slowloris).
+    mutating func exchanged(now: Int64) {
+        switch phase {
+        case .connected:
+            phase = .idle
+            since = now
+        case .idle, .writing:
+            since = now
+        case .head, .body, .busy, .streaming, .lingering:
+            break
+        }
+    }
 
     func expired(now: Int64, timeouts: Timeouts) -> Action {
         let elapsed = now - since
         switch phase {
+        case .connected: return elapsed >= timeouts.firstByte ? .close : .none
         case .idle: return elapsed >= timeouts.idle ? .close : .none
         case .head: return elapsed >= timeouts.header ? .requestTimeout : .none
         case .body: return elapsed >= timeouts.body ? .requestTimeout : .none

@@ -71,7 +71,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         writeBuffer = .allocate(byteCount: Self.writeCoalesce, alignment: 16)
         now = Sys.monotonicMicros() / 1_000
         let t = core.timeouts
-        sweepInterval = max(5, min(1_000, min(t.header, t.idle, t.body) / 4))
+        sweepInterval = max(5, min(1_000, min(t.header, t.idle, t.body, t.firstByte) / 4))
         inboundCap = max(64 << 10, core.configuration.maxHeaderBytes * 2)
         addToEpoll(wakeFD, events: Epoll.IN)
         if listenFD >= 0 { addToEpoll(listenFD, events: Epoll.IN) }
@@ -307,6 +307,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         if c.armed && n >= 0 { _ = finishDirectAnswerIfSent(c, waiting: false) }
         if n > 0 {
             if c.lingering { return }
+            c.timer.exchanged(now: now)
             let bytes = UnsafeBufferPointer(start: readBuffer.baseAddress?.assumingMemoryBound(to: UInt8.self), count: n)
             if c.inbound.isEmpty && canProcess(c) {
                 // Fast path: parse straight from the loop's buffer; only leftovers are copied.
@@ -443,7 +444,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         var headers = ResponseEncoder.problemHeaders()
         // The parser keeps what it read of a failed request until it is reset.
         let refused = RefusedRequest(status: error.status, method: c.parser.method, target: c.parser.target,
-                                     headers: c.parser.headers)
+                                     headers: c.parser.headers, headerBlockComplete: c.parser.headerBlockComplete)
         for (name, value) in core.handler.engineRefused(refused) { headers.add(name, value) }
         _ = encoder.encode(status: error.status, headers: headers, body: ResponseEncoder.problemBody(error),
                            omitBody: false, close: true, http10KeepAlive: false, into: &c.outbound)
@@ -522,7 +523,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             let (sent, attempted) = writeOut(c)
             if sent > 0 {
                 c.outbound.consume(sent)
-                if c.timer.phase == .writing { c.timer.touch(now: now) }
+                c.timer.exchanged(now: now)
                 if sent < attempted { return }
             } else {
                 let e = errno
@@ -664,6 +665,12 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             case .none:
                 continue
             case .close:
+                if c.timer.phase == .idle || c.timer.phase == .connected {
+                    // A request may have arrived since the loop last read: read it and answer it
+                    // rather than reset it by closing a socket with unread data (RFC 9112 §9.6).
+                    onReadable(c)
+                    if c.closed || c.lingering || !c.isIdle || c.timer.expired(now: now, timeouts: core.timeouts) != .close { continue }
+                }
                 close(c)
             case .requestTimeout:
                 c.inbound = []

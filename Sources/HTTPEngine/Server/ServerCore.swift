@@ -28,6 +28,7 @@ final class ServerCore: Sendable {
         func ms(_ d: Duration) -> Int64 { micros(d) / 1_000 }
         self.timeouts = ConnectionTimer.Timeouts(header: ms(configuration.headerTimeout), idle: ms(configuration.idleTimeout),
                                                  body: ms(configuration.bodyTimeout),
+                                                 firstByte: ms(configuration.firstByteTimeout),
                                                  linger: min(2_000, ms(configuration.idleTimeout)))
         self.yieldAfterBusyMicros = configuration.yieldAfterBusy.map { max(0, micros($0)) }
     }

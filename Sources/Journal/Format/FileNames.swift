@@ -1,5 +1,6 @@
 /// File names inside the journal directory. One flat directory, every file prefixed by its session id
-/// (ids cannot contain '.', so `<id>.` never matches another session's files):
+/// (an id holds at most one '.', between a node id and the random part, and every suffix below
+/// ends in a word an id's last part cannot be followed by alone, so a name parses one way only):
 ///
 ///     <id>.<seq, 8 digits>.log   segment: meta record, then records
 ///     <id>.snap                  newest snapshot (one frame)
@@ -12,22 +13,27 @@
 enum FileNames {
     static let lock = "LOCK"
 
-    /// `[A-Za-z0-9_-]{1,64}`: nothing else can reach the file system.
+    /// `[A-Za-z0-9_-]{1,64}`, or two such parts joined by one '.' (`<node>.<random>`, 64 bytes in
+    /// all): nothing else can reach the file system, and no id is `.` or `..` or holds a '/'.
     /// Checked on every append: read from the string's contiguous bytes, not through its UTF-8 view
     /// (which cost ~40 instructions a byte).
     static func isValidSessionID(_ id: String) -> Bool {
         var id = id
         return id.withUTF8 { bytes in
             guard !bytes.isEmpty, bytes.count <= 64 else { return false }
-            return bytes.allSatisfy { b in
+            var dot: Int?
+            for (index, b) in bytes.enumerated() {
                 switch b {
                 case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
                      UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
-                    true
+                    continue
+                case UInt8(ascii: ".") where dot == nil && index > 0 && index < bytes.count - 1:
+                    dot = index
                 default:
-                    false
+                    return false
                 }
             }
+            return true
         }
     }
 
@@ -55,20 +61,29 @@ enum FileNames {
         case tornCopy(id: String, seq: Int)
     }
 
+    /// The suffix is read from the end: its last word says how many parts it has (`snap`: one;
+    /// `tmp`, `prev`, `corrupt`, `log`, `torn`: two), and what precedes it is the id.
     static func parse(_ name: String) -> Parsed? {
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count >= 2, isValidSessionID(String(parts[0])) else { return nil }
-        let id = String(parts[0])
-        if parts.count == 3, parts[2] == "log", parts[1].count == 8 || parts[1].count > 8, let seq = Int(parts[1]), seq > 0 {
+        guard let last = parts.last, parts.count >= 2 else { return nil }
+        let suffixParts = last == "snap" ? 1 : 2
+        guard parts.count > suffixParts else { return nil }
+        let id = parts[..<(parts.count - suffixParts)].joined(separator: ".")
+        guard isValidSessionID(id) else { return nil }
+        if suffixParts == 1 { return .snapshot(id: id) }
+        let first = parts[parts.count - 2]
+        if last == "log", first.count >= 8, let seq = Int(first), seq > 0 {
             return .segment(id: id, seq: seq)
         }
-        if parts.count == 3, parts[2] == "torn", parts[1].count >= 8, let seq = Int(parts[1]), seq > 0 {
+        if last == "torn", first.count >= 8, let seq = Int(first), seq > 0 {
             return .tornCopy(id: id, seq: seq)
         }
-        if parts.count == 2, parts[1] == "snap" { return .snapshot(id: id) }
-        if parts.count == 3, parts[1] == "snap", parts[2] == "tmp" { return .snapshotTemp(id: id) }
-        if parts.count == 3, parts[1] == "snap", parts[2] == "prev" { return .snapshotPrevious(id: id) }
-        if parts.count == 3, parts[1] == "snap", parts[2] == "corrupt" { return .snapshotCorrupt(id: id) }
-        return nil
+        guard first == "snap" else { return nil }
+        switch last {
+        case "tmp": return .snapshotTemp(id: id)
+        case "prev": return .snapshotPrevious(id: id)
+        case "corrupt": return .snapshotCorrupt(id: id)
+        default: return nil
+        }
     }
 }

@@ -46,13 +46,19 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
 
     @inlinable public func encodedState(at pointer: JSONPointer) -> [UInt8]? { _state.encodedValue(at: pointer.tokens[...]) }
 
-    /// Decodes a record into the kind's action, refusing effect-only types from clients.
+    /// Decodes a record into the kind's action, refusing effect-only types from clients, and a
+    /// payload on an action that takes none: a decoded action without a `payload` takes none, and
+    /// one sent anyway would be journaled and kept for nothing (any size up to the body limit).
     @inlinable
     public static func decode(_ record: ActionRecord) throws(ActionError) -> Action {
         if record.source == .client, Action.internalTypes.contains(record.type) {
             throw .internalAction(type: record.type)
         }
-        return try Action(type: record.type, payload: record.payload)
+        let action = try Action(type: record.type, payload: record.payload)
+        if record.source == .client, record.payload != nil, record.payload != .null, action.payload == nil {
+            throw .invalidPayload(detail: "payload: this action takes none; send it without one")
+        }
+        return action
     }
 
     @inlinable

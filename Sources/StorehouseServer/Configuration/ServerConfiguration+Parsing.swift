@@ -71,8 +71,20 @@ extension ServerConfiguration {
         Option(flag: "--shutdown-grace-s", variable: "STOREHOUSE_SHUTDOWN_GRACE_S", placeholder: "N", help: "longest graceful shutdown before connections are cut (default 10)") { c, v throws(ConfigurationError) in
             c.shutdownGraceSeconds = try integer(v, flag: "--shutdown-grace-s", in: 0...600)
         },
+        Option(flag: "--max-memory", variable: "STOREHOUSE_MAX_MEMORY", placeholder: "BYTES", help: "memory budget: past it writes get 503 memory-budget, reads go on (default half the machine's or cgroup's memory)") { c, v throws(ConfigurationError) in
+            c.maxMemory = try integer(v, flag: "--max-memory", in: (1 << 20)...(1 << 50))
+        },
+        Option(flag: "--max-action-bytes", variable: "STOREHOUSE_MAX_ACTION_BYTES", placeholder: "N", help: "JSON bytes of one action's payload and meta together (default 262144)") { c, v throws(ConfigurationError) in
+            c.maxActionBytes = try integer(v, flag: "--max-action-bytes", in: 64...(1 << 30))
+        },
         Option(flag: "--access-log", variable: "STOREHOUSE_ACCESS_LOG", placeholder: "true|false", help: "one line per request on stdout (default true)") { c, v throws(ConfigurationError) in
             c.accessLog = try boolean(v, flag: "--access-log")
+        },
+        Option(flag: "--node-id", variable: "STOREHOUSE_NODE_ID", placeholder: "ID", help: "this node's id in a cluster, [a-z0-9][a-z0-9-]{0,31}: new session ids are ID.<random> (default none)") { c, v throws(ConfigurationError) in
+            guard NodeRouting.isValidNodeID(v) else {
+                throw ConfigurationError(description: "--node-id: expected [a-z0-9][a-z0-9-]{0,31} (lowercase letters, digits, '-'), got '\(v)'")
+            }
+            c.nodeID = v
         },
     ]
 

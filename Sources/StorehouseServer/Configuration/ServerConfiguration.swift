@@ -21,6 +21,16 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var subscriberBufferBytes = 1 << 20
     public var shutdownGraceSeconds = 10
     public var accessLog = true
+    /// Bytes the server may hold (`--max-memory`); nil: half the machine's memory or cgroup limit.
+    public var maxMemory: Int?
+    /// JSON bytes of one action's `payload` and `meta` together (`--max-action-bytes`).
+    public var maxActionBytes = 256 << 10
+    /// Whether the process's resident memory counts against `maxMemory` besides the sessions'
+    /// charges (no flag: tests run many servers in one process and turn it off).
+    var memoryBudgetCountsResident = true
+    /// This node's id in a cluster (API.md "Cluster"): new session ids are `<nodeID>.<random>`;
+    /// nil for a single server.
+    public var nodeID: String?
     /// Bytes of first answers a session keeps for its `Idempotency-Key`s (no flag: a bound,
     /// not a setting; tests lower it).
     var idempotencyAnswerBudget = IdempotencyCache.defaultAnswerBudget

@@ -99,10 +99,14 @@ public final class Metrics: Sendable {
     private static let shardCount = 8
     private let shards: [Shard] = (0..<Metrics.shardCount).map { _ in Shard() }
     private let gauges: @Sendable () -> (sessions: Int, subscribers: Int)
+    private let memory: @Sendable () -> (accounted: Int, limit: Int, resident: Int)?
 
-    /// `gauges` is read when metrics are rendered (the session count and the open SSE streams).
-    public init(gauges: @escaping @Sendable () -> (sessions: Int, subscribers: Int)) {
+    /// `gauges` is read when metrics are rendered (the session count and the open SSE streams),
+    /// and `memory` (the memory budget's figures) when there is one.
+    public init(gauges: @escaping @Sendable () -> (sessions: Int, subscribers: Int),
+                memory: @escaping @Sendable () -> (accounted: Int, limit: Int, resident: Int)? = { nil }) {
         self.gauges = gauges
+        self.memory = memory
     }
 
     private var shard: Shard { shards[ThreadNumber.current % Self.shardCount] }
@@ -167,6 +171,22 @@ public final class Metrics: Sendable {
         }
     }
 
+    private func memoryGauges() -> String {
+        guard let m = memory() else { return "" }
+        return """
+        # HELP storehouse_memory_accounted_bytes What sessions hold, as the memory budget counts it (history, kept states, idempotency answers, subscriber buffers).
+        # TYPE storehouse_memory_accounted_bytes gauge
+        storehouse_memory_accounted_bytes \(m.accounted)
+        # HELP storehouse_memory_resident_bytes The process's resident memory.
+        # TYPE storehouse_memory_resident_bytes gauge
+        storehouse_memory_resident_bytes \(m.resident)
+        # HELP storehouse_memory_budget_bytes The memory budget (--max-memory).
+        # TYPE storehouse_memory_budget_bytes gauge
+        storehouse_memory_budget_bytes \(m.limit)
+
+        """
+    }
+
     /// The exposition text.
     public func render() -> String {
         var c = Counts()
@@ -179,7 +199,7 @@ public final class Metrics: Sendable {
         # HELP storehouse_subscribers Open SSE event streams.
         # TYPE storehouse_subscribers gauge
         storehouse_subscribers \(g.subscribers)
-        # HELP storehouse_subscriber_resets_total Slow subscribers whose queued changes were replaced by a snapshot.
+        \(memoryGauges())# HELP storehouse_subscriber_resets_total Slow subscribers whose queued changes were replaced by a snapshot.
         # TYPE storehouse_subscriber_resets_total counter
         storehouse_subscriber_resets_total \(c.droppedToSnapshot)
         # HELP storehouse_actions_total Actions applied, by kind and source.

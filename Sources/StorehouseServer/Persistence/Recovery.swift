@@ -43,6 +43,7 @@ enum Recovery {
                 let item = sessions[index]
                 do {
                     let session = try rebuild(item, context: registry.context)
+                    session.settleBudget()  // memory budget: recovered windows count, and shrink past it
                     actions += item.records.count
                     mine.append(session)
                 } catch {

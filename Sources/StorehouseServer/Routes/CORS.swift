@@ -20,7 +20,10 @@ enum CORS {
     }
 
     /// The same, from the request's header fields (all the engine had of a request it refused).
+    /// Every such answer says `Vary: Origin`, with or without the headers: a cache must not give
+    /// a page the answer kept for curl, which has none (Fetch Standard §3.2.5, RFC 9110 §12.5.5).
     static func addHeaders(for requestHeaders: HTTPHeaders, to headers: inout HTTPHeaders) {
+        headers.add("Vary", "Origin")
         guard requestHeaders["Origin"] != nil else { return }
         addHeaders(to: &headers)
     }

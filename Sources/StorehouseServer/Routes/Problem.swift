@@ -16,7 +16,7 @@ struct Problem: Error, Sendable {
     init(_ status: Int, _ slug: String, _ detail: String, extra: [(String, JSONValue)] = [], headers: [(String, String)] = []) {
         self.status = status
         self.slug = slug
-        self.detail = detail
+        self.detail = Problem.clipped(detail, to: Problem.detailCharacters)
         self.extra = extra
         self.headers = headers
     }
@@ -67,9 +67,12 @@ enum ProblemCatalog {
         "internal-error": ("Internal Error", "The server failed in a way it did not expect; nothing changed. The server log has the details."),
         "replay-failed": ("Replay Failed", "The state at that version could not be rebuilt from the kept history."),
         "invalid-query": ("Invalid Query Parameter", "A query parameter is not a value this route accepts."),
+        "unknown-parameter": ("Unknown Parameter", "The route takes no query parameter of this name; detail names it."),
         "invalid-state": ("Invalid State", "The given state does not decode as the kind's State."),
         "unknown-kind": ("Unknown Kind", "No store kind has this name; validKinds lists them."),
         "session-not-found": ("Session Not Found", "No session has this id."),
+        "misdirected-request": ("Misdirected Request", "The session's id names another node of the cluster (member node): the proxy in front of the nodes sent the request to the wrong one. Its routing rule sends /sessions/<node>.… to that node."),
+        "node-unavailable": ("Node Unavailable", "The proxy in front of the cluster could not reach the node that holds this session (it is down or restarting). Nothing else is affected; retry after Retry-After seconds."),
         "session-damaged": ("Session Damaged", "The session's journal could not be replayed at start; its files are kept for inspection and DELETE removes them. No other request is served for it."),
         "unauthorized": ("Unauthorized", "Send the session's token as Authorization: Bearer <token>."),
         "too-many-sessions": ("Too Many Sessions", "The server holds as many sessions as it may; retry later or delete one."),
@@ -83,6 +86,8 @@ enum ProblemCatalog {
         "version-mismatch": ("Version Mismatch", "If-Match named another version; currentVersion is the session's."),
         "idempotency-key-reused": ("Idempotency Key Reused", "This Idempotency-Key was used with another body in this session."),
         "body-too-large": ("Body Too Large", "The request body is larger than the server accepts."),
+        "action-too-large": ("Action Too Large", "An action's payload and meta together are more JSON than --max-action-bytes allows; maxActionBytes says how much."),
+        "memory-budget": ("Memory Budget", "The server holds as much as its memory budget (--max-memory) allows: writes are refused until windows have shrunk or sessions have left; reads still work. Retry after Retry-After seconds."),
         "path-not-found": ("Path Not Found", "The JSON Pointer names nothing in the state."),
         "version-not-found": ("Version Not Found", "The version is ahead of the session or older than the kept history."),
         "journal-unavailable": ("Journal Unavailable", "The action could not be made durable; nothing changed. Retry later."),

@@ -6,6 +6,7 @@ import StoreKinds
 extension Router {
     /// `POST /sessions`: `{"kind"?: string, "state"?: object}`, an empty body meaning the counter kind.
     func createSession(_ exchange: Exchange) {
+        guard registry.context.memoryBudget.admitsWrites else { return exchange.send(MemoryBudget.refusal) }
         var kindName = "counter"
         var state: JSONValue?
         // Only a body of no bytes means `{}` (what `curl -X POST` sends); whitespace alone is not
@@ -26,7 +27,7 @@ extension Router {
             if let given = object["state"], given != .null { state = given }
         }
         guard let kind = KindRegistry.kind(named: kindName) else {
-            return exchange.send(Problem(422, "unknown-kind", "no store kind is called '\(kindName)'",
+            return exchange.send(Problem(422, "unknown-kind", "no store kind is called '\(Problem.quote(kindName))'",
                                          extra: [("validKinds", .array(KindRegistry.all.map { .string($0.name) }))]))
         }
         registry.create(kind: kind, state: state) { result in
@@ -59,7 +60,7 @@ extension Router {
         var version: Int?
         if let text = query.first(where: { $0.name == "version" })?.value {
             guard let parsed = Self.decimal(text) else {
-                return exchange.send(Problem(400, "invalid-query", "version must be an integer from 0 to \(Int.max), got '\(text)'"))
+                return exchange.send(Problem(400, "invalid-query", "version must be an integer from 0 to \(Int.max), got '\(Problem.quote(text))'"))
             }
             version = parsed
         }
@@ -67,7 +68,7 @@ extension Router {
         var pointerText = ""
         if let text = query.first(where: { $0.name == "path" })?.value {
             do { pointer = try JSONPointer(text) } catch {
-                return exchange.send(Problem(400, "invalid-query", "path is not an RFC 6901 JSON Pointer: '\(text)'"))
+                return exchange.send(Problem(400, "invalid-query", "path is not an RFC 6901 JSON Pointer: '\(Problem.quote(text))'"))
             }
             pointerText = text
         }
@@ -87,7 +88,7 @@ extension Router {
                     return Self.sendUnlessNotModified(JSONAnswer.state(version: version, state: stateBytes), of: version, ifNoneMatch, exchange)
                 }
                 guard let range = JSONPointer.locate(pointer.tokens[...], in: stateBytes) else {
-                    return exchange.send(Problem(404, "path-not-found", "nothing is at '\(pointerText)' in the state at version \(version)"))
+                    return exchange.send(Problem(404, "path-not-found", "nothing is at '\(Problem.quote(pointerText))' in the state at version \(version)"))
                 }
                 Self.sendUnlessNotModified(Self.pointerAnswer(version: version, path: pointerText, value: stateBytes[range]), of: version, ifNoneMatch, exchange)
             }
@@ -95,7 +96,7 @@ extension Router {
             let pointerText = pointerText
             @Sendable func answer(_ current: Int, _ value: [UInt8]?) {
                 guard let value else {
-                    return exchange.send(Problem(404, "path-not-found", "nothing is at '\(pointerText)' in the state"))
+                    return exchange.send(Problem(404, "path-not-found", "nothing is at '\(Problem.quote(pointerText))' in the state"))
                 }
                 Self.sendUnlessNotModified(Self.pointerAnswer(version: current, path: pointerText, value: value), of: current, ifNoneMatch, exchange)
             }
@@ -144,13 +145,13 @@ extension Router {
         var limit = 100
         if let text = query.first(where: { $0.name == "since" })?.value {
             guard let value = Self.decimal(text) else {
-                return exchange.send(Problem(400, "invalid-query", "since must be an integer from 0 to \(Int.max), got '\(text)'"))
+                return exchange.send(Problem(400, "invalid-query", "since must be an integer from 0 to \(Int.max), got '\(Problem.quote(text))'"))
             }
             since = value
         }
         if let text = query.first(where: { $0.name == "limit" })?.value {
             guard let value = Self.decimal(text), value >= 1 else {
-                return exchange.send(Problem(400, "invalid-query", "limit must be an integer from 1 to \(Int.max), got '\(text)'"))
+                return exchange.send(Problem(400, "invalid-query", "limit must be an integer from 1 to \(Int.max), got '\(Problem.quote(text))'"))
             }
             limit = min(value, 1_000)
         }
@@ -160,6 +161,7 @@ extension Router {
     /// `POST /sessions/{id}/actions`: one FSA or a batch of them.
     func postActions(_ session: Session, _ exchange: Exchange) {
         let request = exchange.request
+        guard registry.context.memoryBudget.admitsWrites else { return exchange.send(MemoryBudget.refusal) }
         let now = registry.context.now()
         let records: [ActionRecord]
         if let record = Self.singleAction(request.body, at: now) {
@@ -167,6 +169,11 @@ extension Router {
         } else {
             guard let parsed = parseActions(request.body, at: now, exchange) else { return }
             records = parsed
+        }
+        // A body within the limit holds no action past it: most are checked by their length alone.
+        if request.body.count > registry.context.maxActionBytes,
+           let problem = Self.oversizedAction(records, limit: registry.context.maxActionBytes) {
+            return exchange.send(problem)
         }
 
         var ifMatch: [EntityTag]?
@@ -200,6 +207,21 @@ extension Router {
         session.submit(ActionSubmission(records: records, ifMatch: ifMatch, idempotency: idempotency, minimal: minimal)) { response in
             exchange.send(response)
         }
+    }
+
+    /// 413 `action-too-large` for the first action whose payload and meta together encode to
+    /// more than `limit` bytes of JSON (`--max-action-bytes`): what one action may make the
+    /// server keep in its history, its journal and its subscribers' streams.
+    static func oversizedAction(_ records: [ActionRecord], limit: Int) -> Problem? {
+        for (index, record) in records.enumerated() {
+            let bytes = (record.payload?.encoded().count ?? 0) + (record.meta?.encoded().count ?? 0)
+            guard bytes > limit else { continue }
+            let batch = records.count > 1
+            return Problem(413, "action-too-large",
+                           (batch ? "action \(index): " : "") + "payload and meta hold \(bytes) bytes of JSON, more than --max-action-bytes (\(limit))",
+                           extra: (batch ? [("index", .int(index))] : []) + [("maxActionBytes", .int(limit))])
+        }
+        return nil
     }
 
     /// The usual body, one FSA object with a string `type`, read without building the object;
@@ -259,7 +281,7 @@ extension Router {
         var resumeAfter: Int?
         if let text = request.queryItems().first(where: { $0.name == "since" })?.value {
             guard let value = Self.decimal(text) else {
-                return exchange.send(Problem(400, "invalid-query", "since must be an integer from 0 to \(Int.max), got '\(text)'"))
+                return exchange.send(Problem(400, "invalid-query", "since must be an integer from 0 to \(Int.max), got '\(Problem.quote(text))'"))
             }
             resumeAfter = value
         }

@@ -16,6 +16,7 @@ final class Router: HTTPHandler {
     let accessLog: AccessLog
     let readiness: Readiness
     let kindsBody: [UInt8]
+    let inspector: Inspector
 
     init(registry: SessionRegistry, metrics: Metrics, accessLog: AccessLog, readiness: Readiness) {
         self.registry = registry
@@ -23,6 +24,7 @@ final class Router: HTTPHandler {
         self.accessLog = accessLog
         self.readiness = readiness
         kindsBody = Router.encodeKinds(environment: registry.context.effectEnvironment)
+        inspector = Inspector(kindsBody: kindsBody)
     }
 
     /// The loop's appends of this iteration go to the journal as one group.
@@ -41,9 +43,10 @@ final class Router: HTTPHandler {
             accessLog.record(method: method, path: path ?? "-", status: refused.status, seconds: 0, now: registry.context.now())
         }
         var headers = HTTPHeaders()
-        if refused.headers.isEmpty {
-            // Refused before any header was read (the request line, the connection limit): whether
-            // a browser sent it is unknown, and `*` lets a page read why if one did.
+        if refused.headers.isEmpty || !refused.headerBlockComplete {
+            // Refused before every header was read (the request line, the connection limit, a
+            // header block too large, 431): whether a browser sent it is unknown, and `*` lets a
+            // page read why if one did.
             CORS.addHeaders(to: &headers)
         } else {
             CORS.addHeaders(for: refused.headers, to: &headers)
@@ -126,6 +129,7 @@ final class Router: HTTPHandler {
     private func admit(_ exchange: Exchange, name: String) -> Admitted? {
         let request = exchange.request
         let route = exchange.route
+        if let misdirected = registry.context.routing.misdirection(route: route, method: request.method, id: name) { exchange.send(misdirected); return nil }
         switch (route, Self.method(of: request)) {
         case (.healthz, "GET"): return .healthz
         case (.readyz, "GET"): return .readyz
@@ -148,7 +152,9 @@ final class Router: HTTPHandler {
             exchange.send(CORS.optionsAnswer(for: request, allow: Self.serverMethods))
             return nil
         case (.other, _):
-            exchange.send(Problem(404, "not-found", "nothing is served at \(request.path)"))
+            // The browser's pages and scripts: asked only once every API route has missed.
+            if let page = inspector.answer(to: request) { exchange.send(page); return nil }
+            exchange.send(Problem(404, "not-found", "nothing is served at \(Problem.quote(request.path))"))
             return nil
         case (_, "OPTIONS"):
             // A preflight carries no token, so only existence is checked: an unknown or deleted
@@ -168,7 +174,7 @@ final class Router: HTTPHandler {
             return .preflight
         default:
             let allow = Self.allowed(route)
-            exchange.send(Problem(405, "method-not-allowed", "\(request.method) is not allowed here; use \(allow)", headers: [("Allow", allow)]))
+            exchange.send(Problem(405, "method-not-allowed", "\(Problem.quote(request.method)) is not allowed here; use \(allow)", headers: [("Allow", allow)]))
             return nil
         }
     }
@@ -314,7 +320,7 @@ final class Router: HTTPHandler {
     /// The catalogue's entry for `slug`, or nil once 404 is answered.
     private func problemEntry(_ slug: String, _ exchange: Exchange) -> (title: String, explanation: String)? {
         guard let entry = ProblemCatalog.entries[slug] else {
-            exchange.send(Problem(404, "not-found", "no problem type is called '\(slug)'"))
+            exchange.send(Problem(404, "not-found", "no problem type is called '\(Problem.quote(slug))'"))
             return nil
         }
         return entry

@@ -125,6 +125,16 @@ struct IdempotencyCache {
         return waiters
     }
 
+    /// Lets go of every kept answer but refusals (the server's memory budget is short): repeats
+    /// render theirs again from history.
+    mutating func letGoOfAnswers() {
+        guard answerBytes > 0 else { return }
+        for (key, entry) in entries where entry.answerBytes > 0 && entry.durable {
+            entries[key]?.response = nil
+            answerBytes -= entry.answerBytes
+        }
+    }
+
     /// Lets go of the oldest kept answers until the rest fit the budget; the newest answer is
     /// kept even when it alone is larger.
     private mutating func letGoOfAnswersOverBudget() {

@@ -3,6 +3,8 @@
 struct KeptStates {
     private(set) var states: [(version: Int, bytes: [UInt8])] = []
     private var totalBytes = 0
+    /// Bytes of the states kept.
+    var bytes: Int { totalBytes }
     let byteBudget: Int
 
     init(byteBudget: Int) { self.byteBudget = byteBudget }

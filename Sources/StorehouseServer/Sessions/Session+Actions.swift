@@ -205,7 +205,7 @@ extension Session {
         // these actions, the log would list versions no kept state reaches), and when the actions
         // in flight pass the byte budget (the durable ones before them go down to a kept state,
         // so the history holds about the larger of the two, not their sum).
-        if keptStates.states.first?.version != oldestKept || history.bytes > context.historyBytes { trimHistoryLocked() }
+        if keptStates.states.first?.version != oldestKept || history.bytes > historyByteLimitLocked { trimHistoryLocked() }
 
         let answer = submission.minimal ? minimalAnswer(changes) : fullAnswerLocked()
         var mark: RecordCoding.IdempotencyMark?
@@ -214,6 +214,7 @@ extension Session {
             idempotency.insert(idem.key, .init(bodyHash: idem.bodyHash, firstVersion: first, lastVersion: last,
                                                minimal: submission.minimal, createdAt: now, response: answer, durable: false))
         }
+        settleBudgetLocked()  // memory budget: the history and answers this write added
         var pending = PendingAppend(first: first, last: last, outputs: changes.flatMap { change in change.outputs.map { (change.version, $0) } },
                                     idempotencyKey: mark?.key, answer: answer, effects: effects,
                                     source: records[0].source, at: lastActionAt, reply: reply)
@@ -392,7 +393,7 @@ extension Session {
     private func keepStateIfDueLocked(from first: Int, to last: Int) {
         keepStatesInsideBatchLocked(from: first, to: last)
         let dueByCount = last / context.keepEvery > (first - 1) / context.keepEvery
-        guard dueByCount || bytesSinceKeptState >= context.historyBytes / 2 else { return }
+        guard dueByCount || bytesSinceKeptState >= historyByteLimitLocked / 2 else { return }
         let (version, state) = currentStateLocked()
         keptStates.add(version: version, bytes: state, keepingBaseOf: durableVersion)
         bytesSinceKeptState = 0
@@ -459,7 +460,7 @@ extension Session {
             alignHistoryLocked()
             if let oldest = history.firstVersion { keptStates.trim(keeping: oldest - 1) }
         }
-        guard let needed = history.versionToDropThrough(toFit: context.historyBytes) else { return }
+        guard let needed = history.versionToDropThrough(toFit: historyByteLimitLocked) else { return }
         let keep = min(durableVersion, publishedVersion)
         let floor = keptStates.nearest(atOrBefore: keep)?.version ?? keep
         let aligned = keptStates.states.first { $0.version >= needed }?.version ?? needed

@@ -87,6 +87,8 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var droppedBytesAtSnapshot = 0
     /// The weight of the actions applied since the newest kept state (see `keepStateIfDueLocked`).
     var bytesSinceKeptState = 0
+    /// What this session is charged for in the memory budget (`Session+MemoryBudget.swift`).
+    var budgetCharged = 0
 
     init(id: String, kind: any StoreKind, tokenHash: [UInt8], createdAt: Int64, store: any AnyStore, context: SessionContext,
          damaged: Bool = false) {

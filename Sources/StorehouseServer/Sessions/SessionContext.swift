@@ -25,6 +25,10 @@ struct SessionContext: Sendable {
     let fanOutInlineLimit: Int
     /// How long a read of the head waits for it to be durable (`Session.expireParkedReads`).
     let durableReadDeadlineMillis: Int64
+    /// The whole server's memory budget, which every session charges (`Session+MemoryBudget.swift`).
+    let memoryBudget: MemoryBudget
+    /// JSON bytes of one action's payload and meta together.
+    let maxActionBytes: Int
     let fanOutQueue: DispatchQueue
     let log: any SessionLog
     let metrics: Metrics
@@ -32,6 +36,8 @@ struct SessionContext: Sendable {
     let effectEnvironment: EffectEnvironment
     /// The server's phase: a session refuses client actions once it drains (`Session.submit`).
     let readiness: Readiness
+    /// This node's id: what new session ids start with (`NodeRouting`).
+    let routing: NodeRouting
     let now: @Sendable () -> Int64
 
     init(configuration: ServerConfiguration, log: any SessionLog, metrics: Metrics, gauges: Gauges,
@@ -49,12 +55,16 @@ struct SessionContext: Sendable {
         idempotencyAnswerBudget = configuration.idempotencyAnswerBudget
         fanOutInlineLimit = configuration.fanOutInlineLimit
         durableReadDeadlineMillis = configuration.durableReadDeadlineMillis
+        memoryBudget = MemoryBudget(limit: configuration.maxMemory ?? MemoryBudget.defaultLimit(),
+                                    countsResident: configuration.memoryBudgetCountsResident)
+        maxActionBytes = configuration.maxActionBytes
         self.fanOutQueue = fanOutQueue
         self.log = log
         self.metrics = metrics
         self.gauges = gauges
         self.effectEnvironment = effectEnvironment
         self.readiness = readiness
+        routing = NodeRouting(node: configuration.nodeID)
         self.now = now
     }
 

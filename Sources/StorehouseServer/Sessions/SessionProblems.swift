@@ -33,12 +33,12 @@ enum SessionProblems {
         case .invalidAction(let detail):
             return Problem(422, "invalid-action", prefix + detail, extra: extra)
         case .unknownAction(let type, let validTypes):
-            return Problem(422, "unknown-action", prefix + "unknown action type '\(type)'",
+            return Problem(422, "unknown-action", prefix + "unknown action type '\(Problem.quote(type))'",
                            extra: extra + [("validTypes", .array(validTypes.map(JSONValue.string)))])
         case .invalidPayload(let detail):
             return Problem(422, "invalid-payload", prefix + detail, extra: extra)
         case .internalAction(let type):
-            return Problem(403, "internal-action", prefix + "'\(type)' is sent only by the store's effects", extra: extra)
+            return Problem(403, "internal-action", prefix + "'\(Problem.quote(type))' is sent only by the store's effects", extra: extra)
         case .rejected(let detail):
             return Problem(409, "action-rejected", prefix + detail, extra: extra)
         }

@@ -34,7 +34,7 @@ final class SessionRegistry: Sendable {
         } catch {
             return completion(.failure(Problem(422, "invalid-state", "the state does not decode as a \(kind.name) state: \(error)")))
         }
-        let id = Secrets.randomBase64URL(bytes: 16)
+        let id = context.routing.newSessionID()
         let token = Secrets.randomBase64URL(bytes: 32)
         let tokenHash = SHA256.hash(Array(token.utf8))
         let now = context.now()
@@ -74,6 +74,7 @@ final class SessionRegistry: Sendable {
     func delete(_ id: String, completion: @escaping @Sendable () -> Void) -> Bool {
         guard let session = sessions.withLock({ $0.removeValue(forKey: id) }) else { return false }
         session.markDeleted()
+        session.settleBudget()  // memory budget: a deleted session holds nothing
         context.log.delete(sessionID: id, completion: completion)
         return true
     }
@@ -91,10 +92,16 @@ final class SessionRegistry: Sendable {
         timer.setEventHandler { [weak self] in
             guard let self else { return }
             let now = context.now()
-            for session in all {
+            let sessions = all
+            let budget = context.memoryBudget
+            budget.sessions.store(max(1, sessions.count), ordering: .relaxed)
+            let shrinking = budget.shouldShrink
+            for session in sessions {
                 session.sendHeartbeats(now: now, interval: interval)
                 session.expireParkedReads()
+                session.settleBudget()  // memory budget: drained subscriber buffers, shrinking windows
             }
+            if shrinking { budget.returnFreedMemory() }
         }
         timer.resume()
         return timer

@@ -40,7 +40,8 @@ public enum Secrets {
         return difference == 0
     }
 
-    /// Whether `text` could be a session id: base64url characters only, 1...64 of them.
+    /// Whether `text` could be a session id: base64url characters, 1...64 of them, optionally
+    /// after a node id and a dot (`web-1.3q2-7wBqT0uX2mYw9bZ1Qg`, API.md "Cluster").
     /// Ids name files in the data directory, so nothing else may pass.
     public static func isWellFormedID(_ text: some StringProtocol) -> Bool {
         let utf8 = text.utf8
@@ -48,8 +49,12 @@ public enum Secrets {
         func allowed(_ c: UInt8) -> Bool {
             (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F
         }
-        // Over contiguous bytes when the string has them (every native string): no index checks per byte.
-        return utf8.withContiguousStorageIfAvailable { $0.allSatisfy(allowed) } ?? utf8.allSatisfy(allowed)
+        guard let dot = utf8.firstIndex(of: UInt8(ascii: ".")) else {
+            // Over contiguous bytes when the string has them (every native string): no index checks per byte.
+            return utf8.withContiguousStorageIfAvailable { $0.allSatisfy(allowed) } ?? utf8.allSatisfy(allowed)
+        }
+        let random = utf8[utf8.index(after: dot)...]
+        return NodeRouting.isValidNodeID(text[..<dot]) && !random.isEmpty && random.allSatisfy(allowed)
     }
 
     /// Hex of a digest, for logs and stored metadata.

@@ -1,0 +1,43 @@
+/// A session's part in the server's memory budget (`MemoryBudget`): what it holds is charged
+/// after each write, each trim of its windows and once a second (the heartbeat, which also sees
+/// subscriber buffers drain), and released when it is deleted.
+///
+/// While the budget shrinks windows, a session lets go of its kept idempotency answers (a
+/// repeat renders its answer again from history, as after a restart) and shortens its history to
+/// its share of the budget, so history and answers leave memory before any write is refused.
+extension Session {
+    /// Bytes of actions the history keeps: `historyBytes`, or the session's share of the budget
+    /// while it shrinks windows (states are then kept at half of it, so the cut finds one).
+    var historyByteLimitLocked: Int {
+        let budget = context.memoryBudget
+        return budget.shouldShrink ? min(context.historyBytes, budget.historyShare) : context.historyBytes
+    }
+
+    /// What the budget counts for this session now.
+    func heldBytesLocked() -> Int {
+        var bytes = MemoryBudget.sessionOverhead + history.bytes + keptStates.bytes + idempotency.answerBytes
+        bytes += cachedState?.response.body.count ?? 0
+        for subscriber in subscribers.values { bytes += subscriber.stream.pendingBytes }
+        return bytes
+    }
+
+    /// Charges what changed since the last settlement; first shrinks the windows when the
+    /// budget asks for it.
+    func settleBudgetLocked() {
+        let budget = context.memoryBudget
+        if deleted {
+            budget.settle(&budgetCharged, holding: 0)
+            return
+        }
+        if budget.shouldShrink {
+            idempotency.letGoOfAnswers()
+            if history.bytes > budget.historyShare { trimHistoryLocked() }
+        }
+        budget.settle(&budgetCharged, holding: heldBytesLocked())
+    }
+
+    /// The once-a-second settlement, from the heartbeat.
+    func settleBudget() {
+        lock.withLock { settleBudgetLocked() }
+    }
+}

@@ -1,0 +1,77 @@
+import XCTest
+@testable import StorehouseServer
+
+/// `--max-memory`: windows shrink first, then writes are refused with 503 while reads go on.
+final class MemoryBudgetTests: XCTestCase {
+    func testSettleChargesDifferencesAndShrinkStartsBeforeTheLimit() {
+        let budget = MemoryBudget(limit: 1_000, countsResident: false)
+        var a = 0, b = 0
+        budget.settle(&a, holding: 500)
+        budget.settle(&b, holding: 290)
+        XCTAssertEqual(budget.accounted, 790)
+        XCTAssertFalse(budget.shouldShrink)
+        budget.settle(&a, holding: 600)
+        XCTAssertTrue(budget.shouldShrink)
+        XCTAssertTrue(budget.admitsWrites)
+        budget.settle(&b, holding: 400)
+        XCTAssertFalse(budget.admitsWrites)
+        budget.settle(&a, holding: 0)
+        XCTAssertEqual(budget.accounted, 400)
+        XCTAssertTrue(budget.admitsWrites)
+    }
+
+    func testDefaultLimitIsHalfTheCgroupLimitWhenOneIsSet() throws {
+        let file = temporaryDirectory() + "/memory.max"
+        try "1073741824\n".write(toFile: file, atomically: true, encoding: .utf8)
+        XCTAssertEqual(MemoryBudget.defaultLimit(cgroupFile: file), 512 << 20)
+        try "max\n".write(toFile: file, atomically: true, encoding: .utf8)
+        XCTAssertGreaterThan(MemoryBudget.defaultLimit(cgroupFile: file), 512 << 20)
+    }
+
+    func testWindowsShrinkFirstThenWritesAre503AndReadsAnswer() throws {
+        let limit = 4 << 20
+        let fixture = try ServerFixture {
+            $0.maxMemory = limit
+            $0.memoryBudgetCountsResident = false
+            $0.maxActionBytes = 1 << 20
+        }
+        let budget = fixture.server.registry.context.memoryBudget
+        let client = try fixture.client()
+        // Actions whose history can leave: ten times the budget is written, and all of it accepted.
+        let counters = try (0..<2).map { _ in try fixture.createSession() }
+        let meta = String(repeating: "m", count: 100_000)
+        for _ in 0..<200 {
+            for (id, token) in counters {
+                let answer = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token),
+                                                body: #"{"type":"counter/incrTapped","meta":"\#(meta)"}"#)
+                XCTAssertEqual(answer.status, 200, answer.text)
+            }
+        }
+        XCTAssertLessThan(budget.accounted, limit + limit / 10)
+        // A state that cannot leave (a task list that grows): past the budget, writes are refused.
+        let (id, token) = try fixture.createSession(#"{"kind":"tasks"}"#)
+        var refusal: TestResponse?
+        for _ in 0..<100 {
+            let answer = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token),
+                                            body: #"{"type":"tasks/add","payload":{"title":"\#(meta)"}}"#)
+            if answer.status == 503 { refusal = answer; break }
+            XCTAssertEqual(answer.status, 200, answer.text)
+        }
+        let refused = try XCTUnwrap(refusal, "no write was refused")
+        XCTAssertEqual(refused.json["type"] as? String, "/problems/memory-budget")
+        XCTAssertEqual(refused.header("Retry-After"), "1")
+        XCTAssertLessThan(budget.accounted, limit + limit / 10)
+        // Reads answer; creating a session is a write and waits too.
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state", headers: bearer(token)).status, 200)
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)/actions", headers: bearer(token)).status, 200)
+        XCTAssertEqual(try client.request("POST", "/sessions", body: #"{"kind":"counter"}"#).status, 503)
+        let metrics = try client.request("GET", "/metrics").text
+        XCTAssertTrue(metrics.contains("storehouse_memory_accounted_bytes \(budget.accounted)"), metrics)
+        XCTAssertTrue(metrics.contains("storehouse_memory_budget_bytes \(limit)"))
+        // Deleting the session gives its bytes back, and writes are admitted again.
+        XCTAssertEqual(try client.request("DELETE", "/sessions/\(id)", headers: bearer(token)).status, 204)
+        XCTAssertLessThan(budget.accounted, limit)
+        XCTAssertEqual(try client.request("POST", "/sessions/\(counters[0].id)/actions", headers: bearer(counters[0].token),
+                                          body: #"{"type":"counter/incrTapped"}"#).status, 200)
+    }
+}
