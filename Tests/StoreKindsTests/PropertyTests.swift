@@ -113,8 +113,12 @@ final class PropertyTests: XCTestCase {
                 }
             }
             do {
-                _ = try store.apply(batch)
+                // States inside a batch are kept by the store as it applies it, not by replay.
+                let inside = try store.apply(batch, keepingEvery: 5).kept
                 records += batch
+                for (version, shared) in inside where version % 100 == 0 {
+                    kept.append((version, try XCTUnwrap(shared.state(as: TasksState.self)), shared.encode()))
+                }
             } catch {
                 refused += 1
             }
@@ -122,6 +126,8 @@ final class PropertyTests: XCTestCase {
         }
         XCTAssertEqual(store.version, records.count)
         XCTAssertGreaterThan(refused, 0)
+        XCTAssertGreaterThan(kept.count, 45, "states kept between and inside batches")
+        kept.sort { $0.version < $1.version }
         let replay = Store(kind: "tasks", state: TasksState.initial, reducer: tasksReducer, environment: .immediate)
         for (version, state, bytes) in kept {
             while replay.version < version { _ = try replay.apply([records[replay.version]]) }
