@@ -21,20 +21,27 @@ let package = Package(
         .target(name: "StoreCore", swiftSettings: releaseSettings),
         // The shipped store kinds (counter, shop, tasks, login) and their registry.
         .target(name: "StoreKinds", dependencies: ["StoreCore"], swiftSettings: releaseSettings),
+        // A session's bookkeeping as values: history window, kept states, idempotency ledger,
+        // durability; knows nothing of HTTP, the journal, threads or locks.
+        // Its types are generic over the host's answers and reads: cross-module optimization lets
+        // the server specialize them, so the bookkeeping costs what it did inside the server.
+        .target(name: "SessionCore", dependencies: ["StoreCore"],
+                swiftSettings: releaseSettings + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]),
         // HTTP/1.1 over non-blocking sockets; knows nothing of stores.
         .target(name: "HTTPEngine", swiftSettings: releaseSettings),
         // Append-only journal and snapshots on disk; knows nothing of stores or HTTP.
         .target(name: "Journal", swiftSettings: releaseSettings),
-        // The session API of docs/API.md on top of the three above.
-        .target(name: "StorehouseServer", dependencies: ["StoreCore", "StoreKinds", "HTTPEngine", "Journal"], swiftSettings: releaseSettings),
+        // The session API of docs/API.md on top of the four above.
+        .target(name: "StorehouseServer", dependencies: ["StoreCore", "StoreKinds", "SessionCore", "HTTPEngine", "Journal"], swiftSettings: releaseSettings),
         .executableTarget(name: "storehouse", dependencies: ["StorehouseServer"], swiftSettings: releaseSettings),
         .executableTarget(name: "storehouse-bench", dependencies: ["StoreCore", "StoreKinds", "HTTPEngine", "Journal", "StorehouseServer"]),
 
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore"]),
         .testTarget(name: "StoreKindsTests", dependencies: ["StoreCore", "StoreKinds"]),
+        .testTarget(name: "SessionCoreTests", dependencies: ["SessionCore", "StoreCore"]),
         .testTarget(name: "HTTPEngineTests", dependencies: ["HTTPEngine"]),
         .testTarget(name: "JournalTests", dependencies: ["Journal"]),
-        .testTarget(name: "StorehouseServerTests", dependencies: ["StorehouseServer", "StoreCore", "StoreKinds", "HTTPEngine", "Journal"]),
+        .testTarget(name: "StorehouseServerTests", dependencies: ["StorehouseServer", "StoreCore", "StoreKinds", "SessionCore", "HTTPEngine", "Journal"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -111,6 +111,9 @@ public final class Storehouse: Sendable {
         if let journal {
             let started = ContinuousClock.now
             let report = Recovery.run(journal: journal, registry: registry)
+            // What recovery read and let go goes back to the kernel: the memory budget counts the
+            // resident size.
+            registry.context.memoryBudget.returnFreedMemory()
             let total = (ContinuousClock.now - started) / .seconds(1)
             ServerLog.info("recovered \(report.sessions) sessions, \(report.actions) actions in \(String(format: "%.3f", total)) s (reading \(String(format: "%.3f", report.readSeconds)) s); \(report.failures) failed")
         }
@@ -134,15 +137,4 @@ public final class Storehouse: Sendable {
     }
 
     public func waitUntilStopped() { http.waitUntilStopped() }
-}
-
-/// A value behind a lock, for the few settings written once at start and read elsewhere.
-final class LockedBox<Value>: @unchecked Sendable {  // `stored` is only touched under `lock`
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
 }

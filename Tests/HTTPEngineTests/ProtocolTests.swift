@@ -265,7 +265,7 @@ final class ProtocolTests: XCTestCase {
     func testSoftDescriptorLimitRaisedToHard() throws {
         _ = try start()
         var limit = rlimit()
-        getrlimit(Sys.RLIMIT_NOFILE_VALUE, &limit)
+        getrlimit(Syscalls.RLIMIT_NOFILE_VALUE, &limit)
         XCTAssertEqual(limit.rlim_cur, limit.rlim_max)
     }
 

@@ -51,12 +51,12 @@ extension RobustnessTests {
         let server = try startServer({ $0.ioThreads = 1 }, handler: echoHandler)
         defer { server.shutdown(); server.waitUntilStopped() }
         var saved = rlimit()
-        getrlimit(Sys.RLIMIT_NOFILE_VALUE, &saved)
+        getrlimit(Syscalls.RLIMIT_NOFILE_VALUE, &saved)
         let sockets = (0..<3).map { _ in socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0) }
         defer { for fd in sockets { close(fd) } }
         var low = saved
         low.rlim_cur = rlim_t(openDescriptorCount() - 1)
-        setrlimit(Sys.RLIMIT_NOFILE_VALUE, &low)
+        setrlimit(Syscalls.RLIMIT_NOFILE_VALUE, &low)
         var usageBefore = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usageBefore)
         for fd in sockets {
@@ -72,7 +72,7 @@ extension RobustnessTests {
         usleep(400_000)
         var usageAfter = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usageAfter)
-        setrlimit(Sys.RLIMIT_NOFILE_VALUE, &saved)
+        setrlimit(Syscalls.RLIMIT_NOFILE_VALUE, &saved)
         func ms(_ t: timeval) -> Int { t.tv_sec * 1_000 + Int(t.tv_usec) / 1_000 }
         let cpu = ms(usageAfter.ru_utime) + ms(usageAfter.ru_stime) - ms(usageBefore.ru_utime) - ms(usageBefore.ru_stime)
         XCTAssertLessThan(cpu, 200, "the loop spun for \(cpu) ms of CPU in 400 ms")

@@ -191,7 +191,7 @@ final class ActionRoutesTests: XCTestCase {
         XCTAssertEqual(first.status, 422)
         XCTAssertLessThan(first.body.count, 1_000)
         let session = try XCTUnwrap(fixture.server.registry.lookup(id))
-        XCTAssertNotNil(session.lock.withLock { session.idempotency.entries["long"] })
+        XCTAssertNotNil(session.lock.withLock { session.machine.ledger.entries["long"] })
         let again = try post(body, headers: ["Idempotency-Key": "long"])
         XCTAssertEqual(again.status, 422)
         XCTAssertEqual(again.header("Idempotent-Replayed"), "true")
@@ -220,7 +220,7 @@ final class ActionRoutesTests: XCTestCase {
         let firsts = try (1...8).map { try post(key: "k\($0)") }
         XCTAssertEqual(firsts.map { $0.json["version"] as? Int }, (1...8).map { $0 })
         let session = try XCTUnwrap(small.server.registry.lookup(id))
-        let kept = session.lock.withLock { (1...8).map { session.idempotency.entries["k\($0)"]?.response != nil } }
+        let kept = session.lock.withLock { (1...8).map { session.machine.ledger.entries["k\($0)"]?.response != nil } }
         XCTAssertEqual(kept.prefix(4), [false, false, false, false], "the oldest answers were let go")
         XCTAssertEqual(kept.last, true)
         for (index, first) in firsts.enumerated() {

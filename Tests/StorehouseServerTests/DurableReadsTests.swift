@@ -1,5 +1,6 @@
 import Foundation
 @testable import StorehouseServer
+import SessionCore
 import XCTest
 
 /// A client never sees a version a crash could take back: reads of the head wait for the journal,
@@ -34,11 +35,11 @@ final class DurableReadsTests: XCTestCase {
     /// Sends `request` on a new connection and waits until the session has parked it.
     func parked(_ request: String) throws -> TestClient {
         let client = try fixture.client()
-        let parked = session.lock.withLock { session.parkedReads.count } + 1
+        let parked = session.lock.withLock { session.machine.parked.count } + 1
         try client.sendRaw(request)
         let deadline = Date().addingTimeInterval(10)
-        while session.lock.withLock({ session.parkedReads.count }) < parked, Date() < deadline { usleep(1_000) }
-        XCTAssertEqual(session.lock.withLock { session.parkedReads.count }, parked, "it waits for the journal")
+        while session.lock.withLock({ session.machine.parked.count }) < parked, Date() < deadline { usleep(1_000) }
+        XCTAssertEqual(session.lock.withLock { session.machine.parked.count }, parked, "it waits for the journal")
         XCTAssertFalse(client.hasUnreadBytes(), "nothing is answered before the version is durable")
         return client
     }
@@ -64,7 +65,7 @@ final class DurableReadsTests: XCTestCase {
         let client = try fixture.client()
         try client.sendRaw(request)
         let deadline = Date().addingTimeInterval(10)
-        func waiting() -> Int { session.lock.withLock { session.idempotency.entries[key]?.waiters.count ?? 0 } }
+        func waiting() -> Int { session.lock.withLock { session.machine.ledger.entries[key]?.waiters.count ?? 0 } }
         while waiting() < 1, Date() < deadline { usleep(1_000) }
         XCTAssertEqual(waiting(), 1, "the repeat waits on the key")
         return client
@@ -94,7 +95,7 @@ final class DurableReadsTests: XCTestCase {
         XCTAssertEqual(late.status, 503, late.text)
         XCTAssertEqual(late.json["type"] as? String, "/problems/journal-unavailable")
         XCTAssertEqual(late.header("Retry-After"), "1")
-        XCTAssertEqual(session.lock.withLock { session.parkedReads.count }, 1, "the refusal is still parked")
+        XCTAssertEqual(session.lock.withLock { session.machine.parked.count }, 1, "the refusal is still parked")
         XCTAssertFalse(stale.hasUnreadBytes())
         log.release()
         XCTAssertEqual(try poster.readResponse().status, 200)

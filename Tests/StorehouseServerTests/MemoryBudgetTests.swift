@@ -29,7 +29,7 @@ final class MemoryBudgetTests: XCTestCase {
     }
 
     func testWindowsShrinkFirstThenWritesAre503AndReadsAnswer() throws {
-        let limit = 4 << 20
+        let limit = 16 << 20
         let fixture = try ServerFixture {
             $0.maxMemory = limit
             $0.memoryBudgetCountsResident = false
@@ -51,7 +51,7 @@ final class MemoryBudgetTests: XCTestCase {
         // A state that cannot leave (a task list that grows): past the budget, writes are refused.
         let (id, token) = try fixture.createSession(#"{"kind":"tasks"}"#)
         var refusal: TestResponse?
-        for _ in 0..<100 {
+        for _ in 0..<300 {
             let answer = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token),
                                             body: #"{"type":"tasks/add","payload":{"title":"\#(meta)"}}"#)
             if answer.status == 503 { refusal = answer; break }
@@ -61,10 +61,11 @@ final class MemoryBudgetTests: XCTestCase {
         XCTAssertEqual(refused.json["type"] as? String, "/problems/memory-budget")
         XCTAssertEqual(refused.header("Retry-After"), "1")
         XCTAssertLessThan(budget.accounted, limit + limit / 10)
-        // Reads answer; creating a session is a write and waits too.
+        // Reads answer; the same write is refused again.
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state", headers: bearer(token)).status, 200)
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)/actions", headers: bearer(token)).status, 200)
-        XCTAssertEqual(try client.request("POST", "/sessions", body: #"{"kind":"counter"}"#).status, 503)
+        XCTAssertEqual(try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token),
+                                          body: #"{"type":"tasks/add","payload":{"title":"\#(meta)"}}"#).status, 503)
         let metrics = try client.request("GET", "/metrics").text
         XCTAssertTrue(metrics.contains("storehouse_memory_accounted_bytes \(budget.accounted)"), metrics)
         XCTAssertTrue(metrics.contains("storehouse_memory_budget_bytes \(limit)"))

@@ -1,5 +1,6 @@
 import HTTPEngine
 @testable import StorehouseServer
+import SessionCore
 import XCTest
 
 final class SnapshotCodingTests: XCTestCase {

@@ -25,9 +25,9 @@ struct AnswerFraming: Sendable {
 /// - **sent**: written whole. The loop finishes the exchange (the request is answered; a
 ///   pipelined one may run; `close` says the answer carried `Connection: close`) the next time
 ///   it looks: the connection's next readable event (the client's next request), a `.directAnswered`
-///   task, its sweep, or shutdown.
+///   command, its sweep, or shutdown.
 /// - **nudge**: set by the loop while armed or sending when it has something waiting on the answer
-///   (buffered input, the peer's FIN): the sender then queues a task, as no event may come.
+///   (buffered input, the peer's FIN): the sender then queues a command, as no event may come.
 ///
 /// An answer the socket does not take whole goes back to the loop with what is left, in order.
 enum DirectAnswer {
@@ -145,7 +145,7 @@ extension EventLoop {
     }
 
     /// Looks at a lent socket: when its answer was sent, finishes the exchange (the caller runs
-    /// `service`) and returns true; otherwise, with `waiting`, asks the sender for a task.
+    /// `service`) and returns true; otherwise, with `waiting`, asks the sender for a command.
     func finishDirectAnswerIfSent(_ c: Connection, waiting: Bool) -> Bool {
         var word = c.handoff.load(ordering: .sequentiallyConsistent)
         while true {

@@ -9,11 +9,11 @@ import Synchronization
 /// so the hot path takes no lock. Other threads reach a connection only through `enqueue`, which
 /// appends to a Mutex-guarded inbox and writes the eventfd once per batch.
 final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thread-only; the inbox is a Mutex
-    enum Task: Sendable {
+    enum Command: Sendable {
         case respond(ConnectionRef, UInt64, HTTPResponse)
         case startStream(ConnectionRef, UInt64, HTTPStream, Int, HTTPHeaders)
         case streamReady(ConnectionRef, HTTPStream)
-        /// A fan-out's batch (`StreamFanOut`): one task for many streams.
+        /// A fan-out's batch (`StreamFanOut`): one command for many streams.
         case streamsReady([HTTPStream])
         case closeStream(ConnectionRef, HTTPStream)
         /// A stream's drain waiters run here when it had nothing in flight as they were added.
@@ -30,11 +30,11 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
 
     let core: ServerCore
     private let epfd: Int32
-    private let sys: Epoll.Functions
+    private let linux: Epoll.Functions
     private let wakeFD: Int32
     private var listenFD: Int32
-    private let inbox = Mutex<[Task]>([])
-    private var localTasks: [Task] = []
+    private let inbox = Mutex<[Command]>([])
+    private var localCommands: [Command] = []
     private let threadID = Atomic<UInt>(0)
     private var connections: [Connection?] = []
     private(set) var connectionCount = 0
@@ -59,17 +59,17 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     static let streamPullBytes = 256 << 10
 
     init(core: ServerCore, listenFD: Int32) throws(HTTPServerError) {
-        guard let sys = Epoll.functions else { throw .system("dlsym(epoll)", ENOSYS) }
-        self.sys = sys
+        guard let linux = Epoll.functions else { throw .system("dlsym(epoll)", ENOSYS) }
+        self.linux = linux
         self.core = core
         self.listenFD = listenFD
-        epfd = sys.create1(Epoll.CLOEXEC)
+        epfd = linux.create1(Epoll.CLOEXEC)
         guard epfd >= 0 else { throw .system("epoll_create1", errno) }
-        wakeFD = sys.eventfd(0, Epoll.EFD_NONBLOCK | Epoll.EFD_CLOEXEC)
+        wakeFD = linux.eventfd(0, Epoll.EFD_NONBLOCK | Epoll.EFD_CLOEXEC)
         guard wakeFD >= 0 else { let e = errno; _ = Glibc.close(epfd); throw .system("eventfd", e) }
         readBuffer = .allocate(byteCount: Self.readSize, alignment: 16)
         writeBuffer = .allocate(byteCount: Self.writeCoalesce, alignment: 16)
-        now = Sys.monotonicMicros() / 1_000
+        now = Syscalls.monotonicMicros() / 1_000
         let t = core.timeouts
         sweepInterval = max(5, min(1_000, min(t.header, t.idle, t.body, t.firstByte) / 4))
         inboundCap = max(64 << 10, core.configuration.maxHeaderBytes * 2)
@@ -85,14 +85,14 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     var isCurrentThread: Bool { pthread_self() == threadID.load(ordering: .relaxed) }
 
     /// Hands work to the loop from any thread; wakes it only when the inbox was empty (batched wakeups).
-    func enqueue(_ task: Task) {
+    func enqueue(_ command: Command) {
         if isCurrentThread {
-            localTasks.append(task)
+            localCommands.append(command)
             return
         }
         let wasEmpty = inbox.withLock { queue -> Bool in
             let empty = queue.isEmpty
-            queue.append(task)
+            queue.append(command)
             return empty
         }
         if wasEmpty {
@@ -113,20 +113,20 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         defer { events.deallocate() }
         var nextSweep = now + sweepInterval
         // Since when this loop has run without sleeping in `epoll_wait` (see the yield below).
-        var busySince = Sys.monotonicMicros()
+        var busySince = Syscalls.monotonicMicros()
         while true {
-            drainTasks()
-            // After the tasks: an answer delivered from another thread may have let a pipelined
+            drainCommands()
+            // After the commands: an answer delivered from another thread may have let a pipelined
             // request run, and what it left pending must not wait for the next event.
             core.handler.eventLoopWillWait()
             if let deadline = shutdownDeadline, connectionCount == 0 || now >= deadline { break }
             var wait = max(0, nextSweep - now)
             if let until = acceptPausedUntil { wait = min(wait, max(0, until - now)) }
             if let deadline = shutdownDeadline { wait = min(wait, max(0, deadline - now)) }
-            if !localTasks.isEmpty { wait = 0 }
-            let beforeWait = Sys.monotonicMicros()
-            let n = sys.wait(epfd, events, maxEvents, Int32(wait))
-            let afterWait = Sys.monotonicMicros()
+            if !localCommands.isEmpty { wait = 0 }
+            let beforeWait = Syscalls.monotonicMicros()
+            let n = linux.wait(epfd, events, maxEvents, Int32(wait))
+            let afterWait = Syscalls.monotonicMicros()
             // A wait of more than 30 µs slept: the loop gave its core away.
             if afterWait - beforeWait > 30 { busySince = afterWait }
             now = afterWait / 1_000
@@ -165,7 +165,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
                 sweep()
                 nextSweep = now + sweepInterval
             }
-            if let limit = core.yieldAfterBusyMicros, Sys.monotonicMicros() - busySince >= limit {
+            if let limit = core.yieldAfterBusyMicros, Syscalls.monotonicMicros() - busySince >= limit {
                 // A loop that always finds work never sleeps, so it keeps its core until the
                 // scheduler's next tick (4 ms at HZ=250), and the threads woken meanwhile on that
                 // core (a proxy or load generator beside the server, the journal's writer) wait for
@@ -174,7 +174,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
                 // that sleeps between bursts already lets the others run.
                 core.yields.add(1, ordering: .relaxed)
                 sched_yield()
-                busySince = Sys.monotonicMicros()
+                busySince = Syscalls.monotonicMicros()
                 now = busySince / 1_000  // the yield may have lasted a tick: timers read `now`
             }
         }
@@ -184,13 +184,13 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         _ = Glibc.close(epfd)
     }
 
-    /// One pass over the tasks queued so far. Tasks queued meanwhile wait for the next turn, after
+    /// One pass over the commands queued so far. Commands queued meanwhile wait for the next turn, after
     /// the sockets: a fan-out that keeps queuing stream writes must not starve the reading of requests
-    /// (`localTasks` makes the next wait 0; a task from another thread writes the eventfd).
-    private func drainTasks() {
-        var batch = localTasks
-        localTasks = []
-        batch.append(contentsOf: inbox.withLock { queue -> [Task] in
+    /// (`localCommands` makes the next wait 0; a command from another thread writes the eventfd).
+    private func drainCommands() {
+        var batch = localCommands
+        localCommands = []
+        batch.append(contentsOf: inbox.withLock { queue -> [Command] in
             let taken = queue
             queue = []
             return taken
@@ -198,11 +198,11 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         // Moved out one by one, not copied: a copy retains each payload once more, and a fan-out
         // to 10,000 streams retained objects last touched on another core.
         batch.reverse()
-        while let task = batch.popLast() { run(task) }
+        while let command = batch.popLast() { run(command) }
     }
 
-    private func run(_ task: Task) {
-        switch task {
+    private func run(_ command: Command) {
+        switch command {
         case .respond(let ref, let sequence, let response):
             deliver(ref.connection, sequence: sequence, response: response)
         case .startStream(let ref, let sequence, let stream, let status, let headers):
@@ -244,17 +244,17 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
 
     private func acceptConnections() {
         for _ in 0..<128 {
-            let fd = sys.accept4(listenFD, nil, nil, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+            let fd = linux.accept4(listenFD, nil, nil, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
             if fd < 0 {
                 let e = errno
                 if e == EINTR { continue }
                 if e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM {
-                    _ = Epoll.control(sys, epfd, Epoll.CTL_DEL, listenFD, 0)
+                    _ = Epoll.control(linux, epfd, Epoll.CTL_DEL, listenFD, 0)
                     acceptPausedUntil = now + 100
                 }
                 return
             }
-            Sys.setNoDelay(fd)
+            Syscalls.setNoDelay(fd)
             let open = core.openConnections.add(1, ordering: .relaxed).newValue
             let refused = open > core.configuration.maxConnections || shutdownDeadline != nil
             if refused { core.openConnections.subtract(1, ordering: .relaxed) }
@@ -641,11 +641,11 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         if !c.outbound.isEmpty { want |= Epoll.OUT }
         guard want != c.registeredEvents else { return }
         c.registeredEvents = want
-        _ = Epoll.control(sys, epfd, Epoll.CTL_MOD, c.fd, want)
+        _ = Epoll.control(linux, epfd, Epoll.CTL_MOD, c.fd, want)
     }
 
     private func addToEpoll(_ fd: Int32, events: UInt32) {
-        _ = Epoll.control(sys, epfd, Epoll.CTL_ADD, fd, events)
+        _ = Epoll.control(linux, epfd, Epoll.CTL_ADD, fd, events)
     }
 
     /// At shutdown, a request whose body is still on its way: the head alone may be refused now
@@ -686,10 +686,10 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         let c = core.configuration.shutdownGrace.components
         shutdownDeadline = now + c.seconds * 1_000 + c.attoseconds / 1_000_000_000_000_000
         // Before the connections are looked at: an answer sent off the loop after this is followed
-        // by a `.directAnswered` task (`answerDirectly`), one sent before is seen below.
+        // by a `.directAnswered` command (`answerDirectly`), one sent before is seen below.
         draining.store(true, ordering: .sequentiallyConsistent)
         if listenFD >= 0 {
-            _ = Epoll.control(sys, epfd, Epoll.CTL_DEL, listenFD, 0)
+            _ = Epoll.control(linux, epfd, Epoll.CTL_DEL, listenFD, 0)
             _ = Glibc.close(listenFD)
             listenFD = -1
         }

@@ -35,12 +35,12 @@ public final class HTTPServer: Sendable {
 
     /// Raises the soft `RLIMIT_NOFILE` to the hard one, as `start()` does. Call it first when
     /// something opened before the server sizes itself from that limit.
-    public static func raiseDescriptorLimit() { Sys.raiseFileLimit() }
+    public static func raiseDescriptorLimit() { Syscalls.raiseFileLimit() }
 
     /// Binds, listens, and starts the I/O threads; returns once connections are being accepted.
     public func start() throws {
-        Sys.ignoreSIGPIPE()
-        Sys.raiseFileLimit()
+        Syscalls.ignoreSIGPIPE()
+        Syscalls.raiseFileLimit()
         let configuration = core.configuration
         let loops = try state.withLock { s throws(HTTPServerError) -> [EventLoop] in
             guard !s.started else { throw .alreadyStarted }
@@ -51,7 +51,7 @@ public final class HTTPServer: Sendable {
                 do throws(HTTPServerError) {
                     var fd: Int32 = -1
                     if index == 0 || configuration.reusePortListeners {
-                        let (listener, bound) = try Sys.makeListener(host: configuration.host, port: port, backlog: configuration.backlog,
+                        let (listener, bound) = try Syscalls.makeListener(host: configuration.host, port: port, backlog: configuration.backlog,
                                                                       exclusive: index == 0)
                         fd = listener
                         port = bound

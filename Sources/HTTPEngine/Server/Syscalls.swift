@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// Thin wrappers over the few Linux calls the loops use, so the loop code reads as protocol logic.
-enum Sys {
+enum Syscalls {
     static func monotonicMicros() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)

@@ -2,7 +2,7 @@
 /// not once per stream.
 ///
 /// A stream that gets bytes while idle needs its loop to come and send them. Done per stream, a
-/// fan-out to 10,000 subscribers queues 10,000 loop tasks through the loops' inboxes; here the
+/// fan-out to 10,000 subscribers queues 10,000 loop commands through the loops' inboxes; here the
 /// streams are handed over in batches, so a loop starts sending after the first batch while the
 /// rest are still being queued. Whatever is still collected is handed over at `deinit`, so no
 /// stream is left without its wake-up.

@@ -1,3 +1,5 @@
+import SessionCore
+
 /// Everything the server can be told at start, with the defaults of the README's configuration table.
 ///
 /// Built from flags and environment variables by ``ServerConfiguration/parse(arguments:environment:)``;

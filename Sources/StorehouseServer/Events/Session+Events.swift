@@ -70,17 +70,15 @@ extension Session {
         if removed != nil { context.gauges.subscriberClosed() }
     }
 
-    /// Marks the versions through `version` durable and publishes them: here, or, for a session
+    /// Publishes the versions through `version`, which the machine just made durable: here, or, for a session
     /// with at least `fanOutInlineLimit` subscribers, on `context.fanOutQueue`. Queuing a change for
     /// 10,000 streams takes milliseconds, and here is the journal's thread (which completes every
     /// session's appends) or the I/O thread of the posting client, whose answer would wait.
     func publishLocked(through version: Int, outputs: [(Int, StoreOutput)]) {
-        guard version > durableVersion else { return }
-        durableVersion = version
         // The history window follows the durable and published versions.
         defer { trimHistoryLocked() }
         guard !subscribers.isEmpty else {
-            publishedVersion = version
+            _ = machine.publishDurable()
             pendingOutputs = []
             return
         }
@@ -102,10 +100,8 @@ extension Session {
     /// encoding each frame once for all of them. Every publication runs under the lock, oldest
     /// first, so a subscriber still gets each version once and in order.
     private func publishPendingLocked() {
-        let version = durableVersion
-        guard version > publishedVersion else { return }
-        let from = publishedVersion + 1
-        publishedVersion = version
+        guard let published = machine.publishDurable() else { return }
+        let (from, version) = (published.lowerBound, published.upperBound)
         let outputs = pendingOutputs
         pendingOutputs = []
         guard !deleted, !subscribers.isEmpty else { return }
@@ -209,19 +205,19 @@ extension Session {
 
     /// Marks the session deleted and ends its streams with `end` / `deleted`.
     func markDeleted() {
-        let (ended, reads, repeats): ([Subscriber], [ParkedRead], [@Sendable (HTTPResponse) -> Void]) = lock.withLock {
+        let (ended, after): ([Subscriber], Afterwards) = lock.withLock {
             publishPendingLocked()
             streamsEndingWhenSettled = []  // they end below, as deleted
-            deleted = true
+            // Parked reads read again (and find the session gone); idempotent repeats waiting on a
+            // request in flight are answered 404, as that request is from its completion.
+            var commands = feedLocked(.delete)
+            var after = Afterwards()
+            runLocked(&commands, pending: nil, into: &after)
             let all = Array(subscribers.values)
             subscribers.removeAll()
-            return (all, takeAllParkedReadsLocked(), idempotency.takeAllWaiters())
+            return (all, after)
         }
-        for read in reads { read.again() }  // 404 now
-        // Idempotent repeats waiting on a request in flight: that request gets 404 from its
-        // completion, and nothing would answer them.
-        let gone = SessionProblems.notFound.response()
-        for waiter in repeats { waiter(gone) }
+        after.run(self)
         let frame = SharedChunk(EventFrames.end(reason: "deleted"))
         for subscriber in ended {
             context.gauges.subscriberClosed()

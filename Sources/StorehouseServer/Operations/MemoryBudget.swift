@@ -26,10 +26,12 @@ final class MemoryBudget: Sendable {
     /// choice; tests that run many servers in one process count only their own charges).
     let countsResident: Bool
     private let charged = Atomic<Int>(0)
+    /// Bytes reserved by writes being parsed and applied (`reserve`), which no session holds yet.
+    private let reserved = Atomic<Int>(0)
     private let residentSample = Atomic<Int>(0)
     private let sampledAtMillis = Atomic<Int64>(0)
-    /// Sessions sharing the budget, as the registry last counted them (once a second).
-    let sessions = Atomic<Int>(1)
+    /// Sessions sharing the budget, counted by the registry as they come and go.
+    let sessions = Atomic<Int>(0)
 
     /// From this share of the limit on, windows shrink before anything is refused.
     static let shrinkFraction = 0.8
@@ -48,8 +50,26 @@ final class MemoryBudget: Sendable {
     var accounted: Int { charged.load(ordering: .relaxed) }
 
     /// What the budget compares with its limit: the charges, or the resident memory when that
-    /// is larger (the charges are estimates; the kernel's count is not).
-    var used: Int { countsResident ? max(accounted, resident()) : accounted }
+    /// is larger (the charges are estimates; the kernel's count is not), plus what writes in
+    /// flight reserved.
+    var used: Int { (countsResident ? max(accounted, resident()) : accounted) + reserved.load(ordering: .relaxed) }
+
+    /// What a body of `bytes` may hold once parsed: a JSON array of small numbers is 16 bytes per
+    /// value, about 8 per byte of text.
+    static func parsedSize(ofBody bytes: Int) -> Int { bytes * 8 }
+
+    /// Admits a write that will hold about `bytes` while it is parsed and applied, or refuses it
+    /// (false) when that would pass the limit. Concurrent writes see each other's reservations, so
+    /// sixteen large bodies arriving at once cannot all pass a check made before any was parsed.
+    /// A true answer is paired with `release(bytes)`.
+    func reserve(_ bytes: Int) -> Bool {
+        reserved.add(bytes, ordering: .relaxed)
+        if used < limit { return true }
+        reserved.subtract(bytes, ordering: .relaxed)
+        return false
+    }
+
+    func release(_ bytes: Int) { reserved.subtract(bytes, ordering: .relaxed) }
 
     var admitsWrites: Bool { used < limit }
 

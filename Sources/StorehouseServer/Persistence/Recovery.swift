@@ -1,5 +1,6 @@
 import Dispatch
 import Journal
+import SessionCore
 import StoreCore
 import StoreKinds
 import Synchronization
@@ -32,6 +33,10 @@ enum Recovery {
         }
         report.failures = recovered.failures.count
         let sessions = recovered.sessions
+        // Memory budget: each recovered history gets its share of the budget when it is short
+        // (the registry counts them again as it adopts them).
+        registry.context.memoryBudget.sessions.add(sessions.count, ordering: .relaxed)
+        defer { registry.context.memoryBudget.sessions.subtract(sessions.count, ordering: .relaxed) }
         let results = Mutex<(sessions: [Session], actions: Int, failures: Int)>(([], 0, 0))
         // Sessions are independent, so they are rebuilt on every core.
         let workers = max(1, min(8, sessions.count / 64 + 1))
@@ -175,8 +180,9 @@ extension Session {
             self.replayedEffects = replayedEffects
             journalSnapshotVersion = baseVersion
             for change in changes { history.append(.init(version: change.version, record: change.action, patch: change.patch)) }
-            durableVersion = store.version
-            publishedVersion = store.version
+            var commands = feedLocked(.recovered(version: store.version))
+            var after = Afterwards()
+            runLocked(&commands, pending: nil, into: &after)
             if !changes.isEmpty {
                 // The base the journal replayed from is what time travel replays from, in the
                 // kind's own key order (the same state always serializes to the same bytes).
@@ -186,7 +192,7 @@ extension Session {
                 }
                 // Past the byte budget the window starts later than the base: keep the state there
                 // (a replay of the records before it), so every version after it can be rebuilt.
-                if let start = history.versionToDropThrough(toFit: context.historyBytes), start > baseVersion, start < store.version,
+                if let start = history.versionToDropThrough(toFit: historyByteLimitLocked), start > baseVersion, start < store.version,
                    let plan = try? replayPlanLocked(to: start), let rebuilt = try? replay(plan) {
                     keptStates.add(version: start, bytes: rebuilt.encodeState())
                 }
@@ -199,7 +205,7 @@ extension Session {
             }
             trimHistoryLocked()
             self.updatedAt = updatedAt
-            self.idempotency = idempotency
+            machine.ledger = idempotency
         }
     }
 }

@@ -1,3 +1,4 @@
+import SessionCore
 import StoreCore
 
 /// The bytes of a session snapshot in the journal and of its metadata record.

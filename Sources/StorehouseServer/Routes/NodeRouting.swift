@@ -42,8 +42,7 @@ struct NodeRouting: Sendable {
         switch route {
         case .session, .state, .actions, .events:
             guard let problem = misdirection(for: id) else { return nil }
-            let method = method == "HEAD" ? "GET" : method
-            return Router.allowed(route).split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == method } ? problem : nil
+            return Endpoint(route: route, method: method == "HEAD" ? "GET" : method) != nil ? problem : nil
         default:
             return nil
         }

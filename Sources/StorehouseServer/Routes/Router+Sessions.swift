@@ -6,7 +6,11 @@ import StoreKinds
 extension Router {
     /// `POST /sessions`: `{"kind"?: string, "state"?: object}`, an empty body meaning the counter kind.
     func createSession(_ exchange: Exchange) {
-        guard registry.context.memoryBudget.admitsWrites else { return exchange.send(MemoryBudget.refusal) }
+        // Memory budget: as for actions (`postActions`), a given state counts while it is read.
+        let budget = registry.context.memoryBudget
+        let reservation = MemoryBudget.parsedSize(ofBody: exchange.request.body.count)
+        guard budget.reserve(reservation) else { return exchange.send(MemoryBudget.refusal) }
+        defer { budget.release(reservation) }
         var kindName = "counter"
         var state: JSONValue?
         // Only a body of no bytes means `{}` (what `curl -X POST` sends); whitespace alone is not
@@ -161,7 +165,11 @@ extension Router {
     /// `POST /sessions/{id}/actions`: one FSA or a batch of them.
     func postActions(_ session: Session, _ exchange: Exchange) {
         let request = exchange.request
-        guard registry.context.memoryBudget.admitsWrites else { return exchange.send(MemoryBudget.refusal) }
+        // Memory budget: the parsed actions count from here; once applied the session holds them.
+        let budget = registry.context.memoryBudget
+        let reservation = MemoryBudget.parsedSize(ofBody: request.body.count)
+        guard budget.reserve(reservation) else { return exchange.send(MemoryBudget.refusal) }
+        defer { budget.release(reservation) }
         let now = registry.context.now()
         let records: [ActionRecord]
         if let record = Self.singleAction(request.body, at: now) {

@@ -1,7 +1,6 @@
 import HTTPEngine
 import StoreCore
 import StoreKinds
-import Synchronization
 
 /// The routes of docs/API.md: maps a parsed request to the operations and the sessions.
 ///
@@ -58,6 +57,12 @@ final class Router: HTTPHandler {
         let (exchange, name) = makeExchange(for: request, responder)
         guard let admitted = admit(exchange, name: name) else { return }
         switch admitted {
+        case .problem(let entry):
+            var headers = HTTPHeaders()
+            headers.add("Content-Type", "text/plain; charset=utf-8")
+            exchange.send(HTTPResponse(status: 200, headers: headers, body: Array("\(entry.title)\n\n\(entry.explanation)\n".utf8)))
+        case .preflight:
+            exchange.send(CORS.optionsAnswer(for: request, allow: Endpoint.allow(exchange.route)))
         case .healthz:
             exchange.send(JSONAnswer.ok(Array(#"{"status":"ok"}"#.utf8)))
         case .readyz:
@@ -68,23 +73,17 @@ final class Router: HTTPHandler {
             exchange.send(HTTPResponse(status: 200, headers: headers, body: Array(metrics.render().utf8)))
         case .kinds:
             exchange.send(JSONAnswer.ok(kindsBody))
-        case .problem(let entry):
-            var headers = HTTPHeaders()
-            headers.add("Content-Type", "text/plain; charset=utf-8")
-            exchange.send(HTTPResponse(status: 200, headers: headers, body: Array("\(entry.title)\n\n\(entry.explanation)\n".utf8)))
         case .createSession:
             createSession(exchange)
-        case .session(let session):
-            switch (exchange.route, Self.method(of: request)) {
-            case (.session, "GET"): exchange.send(JSONAnswer.ok(session.metadataJSON()))
-            case (.session, _): deleteSession(session, exchange)
-            case (.state, _): readState(session, exchange)
-            case (.actions, "GET"): readLog(session, exchange)
-            case (.actions, _): postActions(session, exchange)
-            default: openEvents(session, exchange)
+        case .session(let session, let endpoint):
+            switch endpoint {
+            case .read: exchange.send(JSONAnswer.ok(session.metadataJSON()))
+            case .delete: deleteSession(session, exchange)
+            case .readState: readState(session, exchange)
+            case .readLog: readLog(session, exchange)
+            case .postActions: postActions(session, exchange)
+            case .openEvents: openEvents(session, exchange)
             }
-        case .preflight:
-            exchange.send(CORS.optionsAnswer(for: request, allow: Self.allowed(exchange.route)))
         }
     }
 
@@ -101,7 +100,7 @@ final class Router: HTTPHandler {
     private enum Admitted {
         case healthz, readyz, metrics, kinds, createSession, preflight
         case problem((title: String, explanation: String))
-        case session(Session)
+        case session(Session, SessionEndpoint)
     }
 
     private func makeExchange(for request: HTTPRequest, _ responder: HTTPResponder) -> (Exchange, name: String) {
@@ -130,26 +129,29 @@ final class Router: HTTPHandler {
         let request = exchange.request
         let route = exchange.route
         if let misdirected = registry.context.routing.misdirection(route: route, method: request.method, id: name) { exchange.send(misdirected); return nil }
-        switch (route, Self.method(of: request)) {
-        case (.healthz, "GET"): return .healthz
-        case (.readyz, "GET"): return .readyz
-        case (.metrics, "GET"): return .metrics
-        case (.kinds, "GET"): return .kinds
-        case (.problems, "GET"):
-            return problemEntry(name, exchange).map(Admitted.problem)
-        case (.sessions, "POST"):
-            return readyForSessions(exchange) ? .createSession : nil
-        case (.session, "GET"), (.session, "DELETE"), (.state, "GET"), (.actions, "GET"), (.actions, "POST"), (.events, "GET"):
+        let method = Self.method(of: request)
+        switch Endpoint(route: route, method: method) {
+        case .healthz: return .healthz
+        case .readyz: return .readyz
+        case .metrics: return .metrics
+        case .kinds: return .kinds
+        case .problem: return problemEntry(name, exchange).map(Admitted.problem)
+        case .createSession: return readyForSessions(exchange) ? .createSession : nil
+        case .session(let endpoint):
             guard readyForSessions(exchange) else { return nil }
-            guard let session = authorize(request, id: name, allowQueryToken: route == .state || route == .events, exchange) else { return nil }
-            if session.damaged && !(route == .session && request.method == "DELETE") {
+            guard let session = authorize(request, id: name, allowQueryToken: endpoint.acceptsQueryToken, exchange) else { return nil }
+            if session.damaged && endpoint != .delete {
                 exchange.send(SessionProblems.damaged)
                 return nil
             }
-            return .session(session)
+            return .session(session, endpoint)
+        case nil:
+            break
+        }
+        switch (route, method) {
         case (.other, "OPTIONS") where request.target == "*":
             // RFC 9110 §9.3.7: OPTIONS * asks about the server as a whole.
-            exchange.send(CORS.optionsAnswer(for: request, allow: Self.serverMethods))
+            exchange.send(CORS.optionsAnswer(for: request, allow: Endpoint.serverMethods))
             return nil
         case (.other, _):
             // The browser's pages and scripts: asked only once every API route has missed.
@@ -173,7 +175,7 @@ final class Router: HTTPHandler {
             }
             return .preflight
         default:
-            let allow = Self.allowed(route)
+            let allow = Endpoint.allow(route)
             exchange.send(Problem(405, "method-not-allowed", "\(Problem.quote(request.method)) is not allowed here; use \(allow)", headers: [("Allow", allow)]))
             return nil
         }
@@ -232,21 +234,6 @@ final class Router: HTTPHandler {
     static func route(_ path: String) -> Metrics.Route {
         var path = path
         return path.withUTF8 { route(path: $0).0 }
-    }
-
-    /// A route's methods for `Allow` (RFC 9110 §10.2.1): OPTIONS too, which every route answers.
-    /// Every method some route serves. Any other, known or not, is 405 with the route's `Allow`:
-    /// RFC 9110 §15.6.2 suggests 501 for a method the server does not recognize, but clients
-    /// and API tools (schemathesis among them) take a 5xx for a server fault and expect 405.
-    static let serverMethods = "GET, HEAD, POST, DELETE, OPTIONS"
-
-    static func allowed(_ route: Metrics.Route) -> String {
-        switch route {
-        case .sessions: return "POST, OPTIONS"
-        case .session: return "GET, HEAD, DELETE, OPTIONS"
-        case .actions: return "GET, HEAD, POST, OPTIONS"
-        default: return "GET, HEAD, OPTIONS"
-        }
     }
 
     /// While sessions are being recovered (or the server drains), session routes answer 503 rather than a wrong 404.
@@ -347,36 +334,5 @@ final class Router: HTTPHandler {
         }
         out += Array("]}".utf8)
         return out
-    }
-}
-
-/// Whether the server takes session requests: not while recovering from disk, not while draining.
-final class Readiness: Sendable {
-    enum Phase: Int { case recovering = 0, ready = 1, draining = 2 }
-    private let phase = Atomic<Int>(Phase.recovering.rawValue)
-
-    func set(_ value: Phase) { phase.store(value.rawValue, ordering: .releasing) }
-
-    /// `problem` as answered: a client may retry in a second (at another instance, or this one restarted).
-    static func refusal(_ problem: Problem) -> Problem {
-        var refused = problem
-        refused.headers.append(("Retry-After", "1"))
-        return refused
-    }
-
-    var isDraining: Bool { phase.load(ordering: .acquiring) == Phase.draining.rawValue }
-
-    /// nil when ready; otherwise the 503 to answer (with `Retry-After` at the router).
-    var problem: Problem? {
-        switch Phase(rawValue: phase.load(ordering: .acquiring)) {
-        case .ready: return nil
-        case .draining:
-            // The connection ends with this answer (RFC 9112 §9.6): a client that kept it would
-            // send its retry to a server that is going away, and learn so only from a reset.
-            var problem = Problem(503, "not-ready", "draining")
-            problem.headers.append(("Connection", "close"))
-            return problem
-        default: return Problem(503, "not-ready", "recovering")
-        }
     }
 }

@@ -1,3 +1,4 @@
+import SessionCore
 import StoreCore
 
 /// The JSON forms of a logged action: in the action log, in `change` events and in journal records.

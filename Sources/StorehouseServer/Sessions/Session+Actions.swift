@@ -1,5 +1,6 @@
 import Foundation
 import HTTPEngine
+import SessionCore
 import StoreCore
 
 /// One `POST /sessions/{id}/actions`, parsed and ready for the session.
@@ -20,6 +21,7 @@ struct ReplayPlan {
 /// What an applied request still owes once its actions are durable: publication, its
 /// answer, its effects, and the bookkeeping a refused request must not leave behind.
 struct PendingAppend: Sendable {
+    let request: RequestID
     let first: Int
     let last: Int
     let outputs: [(Int, StoreOutput)]
@@ -40,28 +42,7 @@ struct AnsweredAppend: Sendable {
     let pending: PendingAppend
 }
 
-/// What settling an append owes once the session's lock is let go, in order.
-enum AfterSettling {
-    case answer(@Sendable (HTTPResponse) -> Void, HTTPResponse)
-    case effects([PendingEffect])
-    case read(ParkedRead)
-    case readAgain(ParkedRead)
-    case log(String)
-}
-
 extension Session {
-    /// The answer while the head is ahead of the journal with nothing in flight to make it
-    /// durable: the journal refused an append and the state before it could not be rebuilt
-    /// (`rollbackLocked` keeps the head then). Writes would reach the journal after a gap, and
-    /// reads would show a version no restart has; a restart rebuilds the session from its journal.
-    static var stuckHead: Problem {
-        Problem(503, "journal-unavailable", "the session's newest actions could not be made durable", headers: [("Retry-After", "1")])
-    }
-
-    /// Whether the head is stuck ahead of the journal (see `stuckHead`). Never in memory, where
-    /// every version is durable once the lock is let go.
-    var headIsStuckLocked: Bool { store.version > durableVersion && appendsInFlight == 0 }
-
     /// A refusal decided on the head (412, 409), answered once that head is durable: decided on
     /// a version a rollback takes back, it is decided again (the request submitted anew), since
     /// its `currentVersion` or its reason may no longer hold. With `keep`, the refusal is the
@@ -76,14 +57,14 @@ extension Session {
             lock.unlock()
             return reply(refusal)
         }
-        parkedReads.append(ParkedRead(version: decidedOn,
-                                      answer: { [self] in
-                                          let waiters = kept ? lock.withLock { refusalBecameDurableLocked(submission) } : []
-                                          reply(refusal)
-                                          let replay = Self.replayed(refusal)
-                                          waiters.forEach { $0(replay) }
-                                      },
-                                      again: { [self] in submit(submission, reply: reply) }))
+        machine.park(ParkedRead(answer: { [self] in
+                                    let waiters = kept ? lock.withLock { refusalBecameDurableLocked(submission) } : []
+                                    reply(refusal)
+                                    let replay = Self.replayed(refusal)
+                                    waiters.forEach { $0(replay) }
+                                },
+                                again: { [self] in submit(submission, reply: reply) }),
+                     version: decidedOn)
         lock.unlock()
     }
 
@@ -95,12 +76,13 @@ extension Session {
     private func keepRefusalLocked(_ submission: ActionSubmission, _ refusal: HTTPResponse, decidedOn: Int, durable: Bool) -> Bool {
         guard let idem = submission.idempotency, refusal.body.count <= IdempotencyCache.maxRefusalBytes else { return false }
         let now = context.now()
-        idempotency.insert(idem.key, .init(bodyHash: idem.bodyHash, firstVersion: decidedOn, lastVersion: decidedOn, minimal: submission.minimal,
-                                           createdAt: now, response: refusal, durable: durable, refusal: true))
+        machine.ledger.insert(idem.key, .init(bodyHash: idem.bodyHash, firstVersion: decidedOn, lastVersion: decidedOn, minimal: submission.minimal,
+                                              createdAt: now, response: refusal, durable: durable, refusal: true))
         if !context.log.completesInline {
             refusalsToJournal.append(idem.key)
             // Keys past the cache's capacity are evicted; their names need not wait either.
-            if refusalsToJournal.count > idempotency.capacity { refusalsToJournal.removeFirst(refusalsToJournal.count - idempotency.capacity) }
+            let capacity = machine.ledger.capacity
+            if refusalsToJournal.count > capacity { refusalsToJournal.removeFirst(refusalsToJournal.count - capacity) }
         }
         return true
     }
@@ -111,7 +93,7 @@ extension Session {
     private func refusalsToCarryLocked() -> (keys: [String], refusals: [RecordCoding.KeptRefusal]) {
         var keys: [String] = [], refusals: [RecordCoding.KeptRefusal] = []
         for key in refusalsToJournal {
-            guard let refusal = idempotency.entries[key]?.keptRefusal(key: key) else { continue }
+            guard let refusal = machine.ledger.entries[key]?.keptRefusal(key: key) else { continue }
             keys.append(key)
             refusals.append(refusal)
         }
@@ -122,45 +104,35 @@ extension Session {
 
     /// Marks a kept refusal durable once the head it was decided on is; returns its waiting repeats.
     private func refusalBecameDurableLocked(_ submission: ActionSubmission) -> [@Sendable (HTTPResponse) -> Void] {
-        guard let key = submission.idempotency?.key, let entry = idempotency.entries[key], entry.refusal, !entry.durable else { return [] }
-        idempotency.update(key) { $0.durable = true; $0.waiters = [] }
-        return entry.waiters
+        guard let key = submission.idempotency?.key, let entry = machine.ledger.entries[key], entry.refusal, !entry.durable else { return [] }
+        machine.ledger.update(key) { $0.durable = true; $0.waiters = [] }
+        return entry.waiters.compactMap { waitingRepeats.removeValue(forKey: $0) }
     }
 
     /// Applies a request's actions (all or none) and calls `reply` exactly once with its answer:
     /// at once for a refusal or with the in-memory log, after the append completes otherwise.
     func submit(_ submission: ActionSubmission, reply: @escaping @Sendable (HTTPResponse) -> Void) {
         lock.lock()
-        if deleted {
-            lock.unlock()
-            return reply(SessionProblems.notFound.response())
-        }
         // Refused here, under the lock, and not only by the router: a client's action that passed
         // the router just before draining began could otherwise be applied after shutdown ended
         // this session's streams (`endsWhenSettledLocked` found nothing in flight), and its
         // subscribers would get `end` without that change. Effects still feed back while draining.
-        if context.readiness.isDraining, submission.records.first?.source == .client, let problem = context.readiness.problem {
+        if !deleted, context.readiness.isDraining, submission.records.first?.source == .client, let problem = context.readiness.problem {
             lock.unlock()
             return reply(Readiness.refusal(problem).response())
         }
-        if headIsStuckLocked {
-            lock.unlock()
-            return reply(Self.stuckHead.response())
-        }
         let now = context.now()
-        if let idem = submission.idempotency, let entry = idempotency.lookup(idem.key, now: now) {
-            guard Secrets.constantTimeEqual(entry.bodyHash, idem.bodyHash) else {
-                lock.unlock()
-                return reply(Problem(422, "idempotency-key-reused", "Idempotency-Key '\(idem.key)' was first used with another body").response())
-            }
-            if entry.durable {
-                let answer = replayedAnswerLocked(entry)
-                lock.unlock()
-                return reply(answer)
-            }
-            idempotency.update(idem.key) { $0.waiters.append(reply) }
+        let request = requestIDLocked()
+        // The machine decides what is not this request's to apply: a deleted session, a stuck
+        // head, a repeated Idempotency-Key (answered, refused, or waiting on the first request).
+        var decided = feedLocked(.submit(request, key: submission.idempotency.map { ($0.key, $0.bodyHash) }, head: store.version, now: now))
+        let proceed = decided.contains { if case .proceed = $0 { true } else { false } }
+        var after = Afterwards()
+        if !proceed { waitingRepeats[request] = reply }
+        runLocked(&decided, pending: nil, into: &after)
+        guard proceed else {
             lock.unlock()
-            return
+            return after.run(self)
         }
         if let tags = submission.ifMatch, !EntityTag.ifMatch(tags, version: store.version) {
             let current = store.version
@@ -211,19 +183,23 @@ extension Session {
         var mark: RecordCoding.IdempotencyMark?
         if let idem = submission.idempotency {
             mark = .init(key: idem.key, bodyHash: idem.bodyHash, firstVersion: first, minimal: submission.minimal)
-            idempotency.insert(idem.key, .init(bodyHash: idem.bodyHash, firstVersion: first, lastVersion: last,
-                                               minimal: submission.minimal, createdAt: now, response: answer, durable: false))
+            machine.ledger.insert(idem.key, .init(bodyHash: idem.bodyHash, firstVersion: first, lastVersion: last,
+                                                  minimal: submission.minimal, createdAt: now, response: answer, durable: false))
         }
         settleBudgetLocked()  // memory budget: the history and answers this write added
-        var pending = PendingAppend(first: first, last: last, outputs: changes.flatMap { change in change.outputs.map { (change.version, $0) } },
+        var pending = PendingAppend(request: request, first: first, last: last, outputs: changes.flatMap { change in change.outputs.map { (change.version, $0) } },
                                     idempotencyKey: mark?.key, answer: answer, effects: effects,
                                     source: records[0].source, at: lastActionAt, reply: reply)
 
-        if context.log.completesInline {
-            let waiters = becameDurableLocked(pending)
+        let inline = context.log.completesInline
+        var applied = feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: inline))
+        var epoch = 0
+        for case .append(_, let appendEpoch) in applied { epoch = appendEpoch }
+        let appendEpoch = epoch
+        runLocked(&applied, pending: inline ? pending : nil, into: &after)
+        if inline {
             lock.unlock()
-            finish(pending, waiters: waiters)
-            return
+            return after.run(self)
         }
         let carried = refusalsToJournal.isEmpty ? (keys: [], refusals: []) : refusalsToCarryLocked()
         pending.carriedRefusals = carried.keys
@@ -232,8 +208,6 @@ extension Session {
             return (version: change.version,
                     bytes: RecordCoding.journalRecord(change.action, mark: isLast ? mark : nil, refusals: isLast ? carried.refusals : []))
         }
-        let appendEpoch = epoch
-        appendsInFlight += 1
         context.log.append(sessionID: id, records: journalRecords) { [self, pending] result in
             appendAnswered(result, epoch: appendEpoch, pending)
         }
@@ -260,8 +234,7 @@ extension Session {
             return list
         }
         guard !answered.isEmpty else { return }
-        var after: [AfterSettling] = []
-        after.reserveCapacity(answered.count * 2)
+        var after = Afterwards()
         lock.lock()
         var anyDurable = false
         for append in answered { anyDurable = settleLocked(append, into: &after) || anyDurable }
@@ -269,87 +242,24 @@ extension Session {
             context.log.snapshot(sessionID: id, version: snapshot.version, bytes: snapshot.bytes)
         }
         lock.unlock()
-        for step in after {
-            switch step {
-            case .answer(let reply, let response): reply(response)
-            case .effects(let effects): start(effects)
-            case .read(let read): read.answer()
-            case .readAgain(let read): read.again()
-            case .log(let line): ServerLog.error(line)
-            }
-        }
+        after.run(self)
     }
 
-    /// One append's outcome, applied to the session; what it owes the clients goes to `after`, to
+    /// One append's outcome, fed to the machine; what it owes the clients goes to `after`, to
     /// run once the lock is let go, in the order a client would see it. True when it became durable.
-    private func settleLocked(_ append: AnsweredAppend, into after: inout [AfterSettling]) -> Bool {
+    private func settleLocked(_ append: AnsweredAppend, into after: inout Afterwards) -> Bool {
         let pending = append.pending
-        appendsInFlight -= 1
-        // Built only on a refusal: encoding a problem document on every completion cost 3% of a
-        // durable POST's CPU.
-        func unavailable() -> HTTPResponse {
-            Problem(503, "journal-unavailable", "the action could not be made durable; nothing changed",
-                    headers: [("Retry-After", "1")]).response()
+        let durableBefore = durableVersion
+        var succeeded = false
+        if case .success = append.result { succeeded = true }
+        var commands = feedLocked(.appendAnswered(pending.request, versions: pending.first...pending.last, key: pending.idempotencyKey,
+                                                  epoch: append.epoch, durable: succeeded, head: store.version))
+        let rolledBack = commands.contains { if case .rollBack = $0 { true } else { false } }
+        runLocked(&commands, pending: pending, into: &after)
+        if rolledBack, case .failure(let error) = append.result {
+            after.add(.log("session \(id): journal refused versions \(pending.first)...\(pending.last): \(error); rolled back to \(durableBefore)"))
         }
-        guard !deleted else {
-            after.append(.answer(pending.reply, SessionProblems.notFound.response()))
-            return false
-        }
-        guard append.epoch == epoch else {
-            // An earlier append failed and the head was rebuilt without this one. If it could not
-            // be rebuilt, the last of these leaves a head nothing can make durable: reads parked
-            // on it are read again, and answered 503 (`answerWhenDurable`).
-            if headIsStuckLocked { after += takeAllParkedReadsLocked().map { .readAgain($0) } }
-            after.append(.answer(pending.reply, unavailable()))
-            return false
-        }
-        switch append.result {
-        case .success:
-            if !pending.carriedRefusals.isEmpty {
-                // A set: with the cache's 1,000 refusals pending, a list's `contains` made this a
-                // million comparisons under the session's lock.
-                let carried = Set(pending.carriedRefusals)
-                refusalsToJournal.removeAll(where: carried.contains)
-            }
-            let waiters = becameDurableLocked(pending)
-            after.append(.answer(pending.reply, pending.answer))
-            for waiter in waiters { after.append(.answer(waiter.callback, waiter.response)) }
-            if !pending.effects.isEmpty { after.append(.effects(pending.effects)) }
-            for read in takeDurableReadsLocked() { after.append(.read(read)) }
-            return true
-        case .failure(let error):
-            // Everything after the last durable version goes: this append and any queued behind it.
-            let durable = durableVersion
-            let waiters = rollbackLocked(to: durable)
-            after += takeAllParkedReadsLocked().map { .readAgain($0) }
-            epoch += 1
-            after.append(.log("session \(id): journal refused versions \(pending.first)...\(pending.last): \(error); rolled back to \(durable)"))
-            let refusal = unavailable()
-            after.append(.answer(pending.reply, refusal))
-            for waiter in waiters { after.append(.answer(waiter, refusal)) }
-            return false
-        }
-    }
-
-    /// Marks the request's versions durable: publishes them, counts them and releases the
-    /// idempotent repeats waiting on them (returned, to be answered after unlocking).
-    private func becameDurableLocked(_ pending: PendingAppend) -> [(callback: @Sendable (HTTPResponse) -> Void, response: HTTPResponse)] {
-        publishLocked(through: pending.last, outputs: pending.outputs)
-        updatedAt = max(updatedAt, pending.at)
-        context.metrics.recordActions(kind: kind.name, source: pending.source.rawValue, count: pending.last - pending.first + 1)
-        guard let key = pending.idempotencyKey, let entry = idempotency.entries[key] else { return [] }
-        idempotency.update(key) { $0.durable = true; $0.waiters = [] }
-        guard !entry.waiters.isEmpty else { return [] }
-        // The request's own answer is the first answer, even if the cache already let go of it.
-        let replay = Self.replayed(pending.answer)
-        return entry.waiters.map { ($0, replay) }
-    }
-
-    /// Answers the request and its waiting repeats, then starts its effects; called without the lock.
-    private func finish(_ pending: PendingAppend, waiters: [(callback: @Sendable (HTTPResponse) -> Void, response: HTTPResponse)]) {
-        pending.reply(pending.answer)
-        waiters.forEach { $0.callback($0.response) }
-        start(pending.effects)
+        return durableVersion > durableBefore
     }
 
     /// `{"version":N,"state":…}` at the head.
@@ -369,7 +279,7 @@ extension Session {
             ?? JSONAnswer.ok(Array(#"{"version":\#(entry.lastVersion)}"#.utf8), etagVersion: entry.lastVersion))
     }
 
-    private static func replayed(_ first: HTTPResponse) -> HTTPResponse {
+    static func replayed(_ first: HTTPResponse) -> HTTPResponse {
         var response = first
         response.headers.add("Idempotent-Replayed", "true")
         return response
@@ -500,31 +410,27 @@ extension Session {
         let windowStart = max(durableVersion - context.history, (history.firstVersion ?? durableVersion + 1) - 1)
         guard let base = keptStates.nearest(atOrBefore: min(durableVersion, windowStart)), base.version > journalSnapshotVersion,
               base.version >= journalSnapshotVersion + context.snapshotEvery
-                || history.droppedBytes - droppedBytesAtSnapshot >= context.snapshotBytes else { return nil }
+                || history.droppedBytes - droppedBytesAtSnapshot >= min(context.snapshotBytes, historyByteLimitLocked) else { return nil }
         journalSnapshotVersion = base.version
         droppedBytesAtSnapshot = history.droppedBytes
-        return (base.version, SnapshotCoding.encode(version: base.version, state: base.bytes, updatedAt: updatedAt, idempotency: idempotency))
+        return (base.version, SnapshotCoding.encode(version: base.version, state: base.bytes, updatedAt: updatedAt, idempotency: machine.ledger))
     }
 
-    /// Rebuilds the head at `version` from the nearest kept state and the history after it.
-    /// Returns the idempotent repeats that were waiting on the dropped actions.
-    func rollbackLocked(to version: Int) -> [@Sendable (HTTPResponse) -> Void] {
+    /// Rebuilds the head at `version` from the nearest kept state and the history after it (the
+    /// machine's `.rollBack`; it dropped the Idempotency-Keys of the versions that go).
+    func rollbackLocked(to version: Int) {
         do {
             store = try rebuiltStore(at: version)
         } catch {
-            ServerLog.error("session \(id): cannot rebuild version \(version): \(error); keeping the head")
-            // The head is stuck (`headIsStuckLocked`): its versions will not be durable before a
-            // restart, and repeats waiting on their keys would wait for ever.
-            return idempotency.drop(after: version)
+            // The head is stuck (`Durability.isStuck`): its versions will not be durable before a restart.
+            return ServerLog.error("session \(id): cannot rebuild version \(version): \(error); keeping the head")
         }
         history.truncate(after: version)
         keptStates.drop(after: version)
         let newestKept = keptStates.nearest(atOrBefore: version)?.version ?? version
         bytesSinceKeptState = newestKept < version ? history.entries((newestKept + 1)...version).reduce(0) { $0 + $1.weight } : 0
-        let waiters = idempotency.drop(after: version)
         cachedState = nil
         cachedSnapshot = nil
-        durableVersion = version
         // A held snapshot is of a version that is gone: the head now (durable) goes instead. A
         // subscriber awaiting its snapshot gets the head as it is when its stream drains.
         for subscriber in subscribers.values where !subscriber.awaitingSnapshot {
@@ -535,7 +441,6 @@ extension Session {
             }
         }
         endSettledStreamsLocked()
-        return waiters
     }
 
     /// A fresh store at `version`, replayed from kept state and history; effects are dropped

@@ -1,13 +1,20 @@
 /// A read of the head (or a refusal decided on it) made while the head was not durable yet:
 /// answered once it is.
-struct ParkedRead {
-    let version: Int
+/// Held by `Session.machine` with the version it waits for. A class: the machine's commands carry
+/// it, and a reference keeps them a few words long.
+final class ParkedRead: Sendable {
     let answer: @Sendable () -> Void
     /// Reads again: the version was rolled back, and its number will name another action.
     let again: @Sendable () -> Void
-    /// When a read of the head was parked, and its answer once parked past the deadline; nil
-    /// for a refusal, which waits on (an Idempotency-Key may keep it).
-    var expiry: (parkedAt: ContinuousClock.Instant, answer: @Sendable () -> Void)?
+    /// Answers a problem instead (the read waited past the deadline); nil for a refusal, which
+    /// waits on (an Idempotency-Key may keep it).
+    let refuse: (@Sendable (Problem) -> Void)?
+
+    init(answer: @escaping @Sendable () -> Void, again: @escaping @Sendable () -> Void, refuse: (@Sendable (Problem) -> Void)? = nil) {
+        self.answer = answer
+        self.again = again
+        self.refuse = refuse
+    }
 }
 
 extension Session {
@@ -35,23 +42,18 @@ extension Session {
             return exchange.send(SessionProblems.notFound)
         }
         let (version, answer) = read()
-        guard version > durableVersion else {
+        // The common case, without building a parked read.
+        guard !machine.isDurable(version) else {
             lock.unlock()
             return answer()
         }
-        guard !headIsStuckLocked else {
-            lock.unlock()
-            return exchange.send(Self.stuckHead)
-        }
-        parkedReads.append(ParkedRead(version: version, answer: answer, again: { [self] in answerWhenDurable(exchange, read) },
-                                      expiry: (.now, { exchange.send(Self.notDurableInTime) })))
+        var commands = feedLocked(.read(ParkedRead(answer: answer, again: { [self] in answerWhenDurable(exchange, read) },
+                                                   refuse: { exchange.send($0) }),
+                                        version: version, head: store.version, at: .now))
+        var after = Afterwards()
+        runLocked(&commands, pending: nil, into: &after)
         lock.unlock()
-    }
-
-    /// The answer to a read whose head did not become durable within the deadline.
-    static var notDurableInTime: Problem {
-        Problem(503, "journal-unavailable", "the session's newest actions are not durable yet (the disk is slow); nothing was read",
-                headers: [("Retry-After", "1")])
+        after.run(self)
     }
 
     /// Answers 503 to the reads parked past `durableReadDeadlineMillis`: a disk that stalls holds
@@ -61,16 +63,12 @@ extension Session {
     func expireParkedReads(now: ContinuousClock.Instant = .now) {
         guard hasParkedReads.load(ordering: .relaxed) else { return }
         lock.lock()
-        guard !parkedReads.isEmpty else { return lock.unlock() }
-        let deadline = Duration.milliseconds(context.durableReadDeadlineMillis)
-        var expired: [@Sendable () -> Void] = []
-        parkedReads.removeAll { read in
-            guard let expiry = read.expiry, now - expiry.parkedAt >= deadline else { return false }
-            expired.append(expiry.answer)
-            return true
-        }
+        guard !machine.parked.isEmpty else { return lock.unlock() }
+        var commands = feedLocked(.tick(now: now, deadline: .milliseconds(context.durableReadDeadlineMillis)))
+        var after = Afterwards()
+        runLocked(&commands, pending: nil, into: &after)
         lock.unlock()
-        expired.forEach { $0() }
+        after.run(self)
     }
 
     /// `body`'s reading of the head, under the lock, when the head is durable; nil when it is not
@@ -80,21 +78,5 @@ extension Session {
         lock.lock()
         defer { lock.unlock() }
         return store.version <= durableVersion && !deleted ? body() : nil
-    }
-
-    /// The parked reads whose versions are durable now, to be answered after unlocking.
-    /// They are in version order: each read the head, which only moves forward between rollbacks.
-    func takeDurableReadsLocked() -> [ParkedRead] {
-        let ready = parkedReads.prefix { $0.version <= durableVersion }
-        guard !ready.isEmpty else { return [] }
-        parkedReads.removeFirst(ready.count)
-        return Array(ready)
-    }
-
-    /// Every parked read, to be read again after unlocking: after a rollback (their versions are
-    /// gone) or a delete (they find the session gone).
-    func takeAllParkedReadsLocked() -> [ParkedRead] {
-        defer { parkedReads = [] }
-        return parkedReads
     }
 }

@@ -7,7 +7,8 @@
 /// its share of the budget, so history and answers leave memory before any write is refused.
 extension Session {
     /// Bytes of actions the history keeps: `historyBytes`, or the session's share of the budget
-    /// while it shrinks windows (states are then kept at half of it, so the cut finds one).
+    /// while it shrinks windows (states are then kept at half of it, so the cut finds one, and a
+    /// journal snapshot is due once that much has left the window, so a restart replays no more).
     var historyByteLimitLocked: Int {
         let budget = context.memoryBudget
         return budget.shouldShrink ? min(context.historyBytes, budget.historyShare) : context.historyBytes
@@ -15,7 +16,7 @@ extension Session {
 
     /// What the budget counts for this session now.
     func heldBytesLocked() -> Int {
-        var bytes = MemoryBudget.sessionOverhead + history.bytes + keptStates.bytes + idempotency.answerBytes
+        var bytes = MemoryBudget.sessionOverhead + history.bytes + keptStates.bytes + machine.ledger.answerBytes
         bytes += cachedState?.response.body.count ?? 0
         for subscriber in subscribers.values { bytes += subscriber.stream.pendingBytes }
         return bytes
@@ -30,7 +31,7 @@ extension Session {
             return
         }
         if budget.shouldShrink {
-            idempotency.letGoOfAnswers()
+            machine.ledger.letGoOfAnswers()
             if history.bytes > budget.historyShare { trimHistoryLocked() }
         }
         budget.settle(&budgetCharged, holding: heldBytesLocked())

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPEngine
+import SessionCore
 import StoreCore
 import Synchronization
 
@@ -32,25 +33,32 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var updatedAt: Int64
     var history: ActionHistory
     var keptStates: KeptStates
+    /// The request lifecycle: durable and published versions, appends in flight, the
+    /// Idempotency-Keys and the reads waiting for a durable head (`SessionCore.SessionMachine`).
+    /// Fed events under `lock`; its commands run in order, those that need no state after unlocking.
+    var machine: SessionMachine<HTTPResponse, ParkedRead> {
+        didSet { hasParkedReads.store(!machine.parked.isEmpty, ordering: .relaxed) }
+    }
+    /// Lent to each `feedLocked` and given back, so a request's commands cost no allocation.
+    var commandBuffer: [SessionMachine<HTTPResponse, ParkedRead>.Command] = []
+    /// The next request id; ids name the requests the machine answers.
+    var nextRequestID: RequestID = 0
+    /// Idempotent repeats waiting on a request in flight, by request id: answered by the
+    /// machine's `.reply` once that request's fate is known.
+    var waitingRepeats: [RequestID: @Sendable (HTTPResponse) -> Void] = [:]
+    var durability: Durability { machine.durability }
     /// The newest version whose actions are as durable as `--fsync` promises.
-    var durableVersion: Int
+    var durableVersion: Int { durability.durableVersion }
     /// The newest version handed to the subscribers; behind `durableVersion` while a fan-out
     /// waits on `context.fanOutQueue` (with the outputs of the versions in between).
-    var publishedVersion: Int
+    var publishedVersion: Int { durability.publishedVersion }
     var pendingOutputs: [(Int, StoreOutput)] = []
     var publishScheduled = false
     /// Streams a shutdown asked to end while actions were still on their way to the journal:
     /// they end once those settle, after the changes (`endSettledStreamsLocked`).
     var streamsEndingWhenSettled: [HTTPStream] = []
-    /// Bumped by a rollback, so completions of appends made before it are not trusted.
-    var epoch = 0
     var subscribers: [ObjectIdentifier: Subscriber] = [:] {
         didSet { hasSubscribers.store(!subscribers.isEmpty, ordering: .relaxed) }
-    }
-    /// Reads of the head, and refusals decided on it, waiting for it to be durable
-    /// (`answerWhenDurable`), oldest first.
-    var parkedReads: [ParkedRead] = [] {
-        didSet { hasParkedReads.store(!parkedReads.isEmpty, ordering: .relaxed) }
     }
     /// Whether `subscribers` and `parkedReads` hold anything, readable without the lock: the
     /// registry's once-a-second sweep passes over a session with neither instead of taking its
@@ -58,17 +66,13 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// only moves a heartbeat or an expiry to the next second.
     let hasSubscribers = Atomic<Bool>(false)
     let hasParkedReads = Atomic<Bool>(false)
-    /// Appends handed to the log and not completed yet: with none, a head ahead of
-    /// `durableVersion` (a rollback that could not rebuild it) will not become durable.
-    var appendsInFlight = 0
     /// Appends the journal answered in the group it is completing, settled together at the
     /// group's end (`settleAnsweredAppends`); its own lock, not the session's.
     let answeredAppends = Mutex<[AnsweredAppend]>([])
-    var idempotency: IdempotencyCache
     /// Keys of refusals kept since the last durable record, oldest first: the next journaled
     /// action carries them (`RecordCoding.KeptRefusal`). Empty in memory.
     var refusalsToJournal: [String] = []
-    var deleted = false
+    var deleted: Bool { machine.deleted }
     /// The head's `{"version":N,"state":…}` answer, built once per version: a full POST answer
     /// and every GET of the state share it. Cleared by a rollback, which reuses version numbers.
     var cachedState: CachedHead?
@@ -103,9 +107,7 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         // A keep interval more than `--history`: the ring lets go only through a kept state (`alignHistoryLocked`).
         history = ActionHistory(capacity: context.history + context.keepEvery)
         keptStates = KeptStates(byteBudget: context.keptStateBudget)
-        idempotency = IdempotencyCache(answerBudget: context.idempotencyAnswerBudget)
-        durableVersion = store.version
-        publishedVersion = store.version
+        machine = SessionMachine(version: store.version, ledger: IdempotencyCache(answerBudget: context.idempotencyAnswerBudget))
         keptStates.add(version: store.version, bytes: store.encodeState())
     }
 

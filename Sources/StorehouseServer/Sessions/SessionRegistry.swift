@@ -47,6 +47,7 @@ final class SessionRegistry: Sendable {
         }
         guard let inserted else { return create(kind: kind, state: state, completion: completion) }
         guard inserted else { return completion(.failure(Self.full)) }
+        context.memoryBudget.sessions.add(1, ordering: .relaxed)  // memory budget: one more share
         // A restored state goes into the creation record itself, so it is durable before the 201.
         let meta = SnapshotCoding.meta(id: id, kind: kind.name, createdAt: now, tokenHash: tokenHash,
                                        state: state == nil ? nil : store.encodeState())
@@ -61,6 +62,7 @@ final class SessionRegistry: Sendable {
                 session.start(waiting)
             case .failure(let error):
                 _ = sessions.withLock { $0.removeValue(forKey: id) }
+                context.memoryBudget.sessions.subtract(1, ordering: .relaxed)
                 ServerLog.error("cannot create session files: \(error)")
                 completion(.failure(Problem(503, "journal-unavailable", "the session could not be made durable; retry later",
                                             headers: [("Retry-After", "1")])))
@@ -75,13 +77,15 @@ final class SessionRegistry: Sendable {
         guard let session = sessions.withLock({ $0.removeValue(forKey: id) }) else { return false }
         session.markDeleted()
         session.settleBudget()  // memory budget: a deleted session holds nothing
+        context.memoryBudget.sessions.subtract(1, ordering: .relaxed)
         context.log.delete(sessionID: id, completion: completion)
         return true
     }
 
     /// Adds a session rebuilt from disk.
     func adopt(_ session: Session) {
-        sessions.withLock { $0[session.id] = session }
+        let added = sessions.withLock { $0.updateValue(session, forKey: session.id) == nil }
+        if added { context.memoryBudget.sessions.add(1, ordering: .relaxed) }  // memory budget: one more share
     }
 
     /// Sends `: keep-alive` to silent subscribers once a second, from a timer thread of its own.
@@ -92,11 +96,9 @@ final class SessionRegistry: Sendable {
         timer.setEventHandler { [weak self] in
             guard let self else { return }
             let now = context.now()
-            let sessions = all
             let budget = context.memoryBudget
-            budget.sessions.store(max(1, sessions.count), ordering: .relaxed)
             let shrinking = budget.shouldShrink
-            for session in sessions {
+            for session in all {
                 session.sendHeartbeats(now: now, interval: interval)
                 session.expireParkedReads()
                 session.settleBudget()  // memory budget: drained subscriber buffers, shrinking windows

@@ -1,25 +1,31 @@
 /// Encoded states kept at some versions, the starting points for time travel
 /// and for rebuilding after a refused journal append. Bounded in bytes.
-struct KeptStates {
-    private(set) var states: [(version: Int, bytes: [UInt8])] = []
+///
+/// ```swift
+/// var kept = KeptStates(byteBudget: 1 << 20)
+/// kept.add(version: 0, bytes: Array(#"{"count":0}"#.utf8))
+/// kept.nearest(atOrBefore: 5)?.version  // 0
+/// ```
+public struct KeptStates: Sendable {
+    public private(set) var states: [(version: Int, bytes: [UInt8])] = []
     private var totalBytes = 0
     /// Bytes of the states kept.
-    var bytes: Int { totalBytes }
-    let byteBudget: Int
+    public var bytes: Int { totalBytes }
+    public let byteBudget: Int
 
-    init(byteBudget: Int) { self.byteBudget = byteBudget }
+    public init(byteBudget: Int) { self.byteBudget = byteBudget }
 
     /// Keeps `bytes` as the state at `version`, the newest from now on (newer ones go); past the
     /// budget the oldest states go, but never the newest one (a state too big for the budget is
     /// still the only way back) nor the one a rollback to `durable` starts from.
-    mutating func add(version: Int, bytes: [UInt8], keepingBaseOf durable: Int? = nil) {
+    public mutating func add(version: Int, bytes: [UInt8], keepingBaseOf durable: Int? = nil) {
         states.removeAll { $0.version >= version }
         insert(version: version, bytes: bytes, keepingBaseOf: durable)
     }
 
     /// Keeps `bytes` as the state at `version` among the others, newer ones included; the budget
     /// as in `add`.
-    mutating func insert(version: Int, bytes: [UInt8], keepingBaseOf durable: Int? = nil) {
+    public mutating func insert(version: Int, bytes: [UInt8], keepingBaseOf durable: Int? = nil) {
         states.removeAll { $0.version == version }
         states.insert((version, bytes), at: states.firstIndex { $0.version > version } ?? states.endIndex)
         totalBytes = states.reduce(0) { $0 + $1.bytes.count }
@@ -32,19 +38,19 @@ struct KeptStates {
 
     /// Drops kept states no longer needed to reach `oldestVersion`: every state
     /// older than the newest one at or before it.
-    mutating func trim(keeping oldestVersion: Int) {
+    public mutating func trim(keeping oldestVersion: Int) {
         guard let index = states.lastIndex(where: { $0.version <= oldestVersion }), index > 0 else { return }
         for dropped in states[..<index] { totalBytes -= dropped.bytes.count }
         states.removeFirst(index)
     }
 
-    mutating func drop(after version: Int) {
+    public mutating func drop(after version: Int) {
         states.removeAll { $0.version > version }
         totalBytes = states.reduce(0) { $0 + $1.bytes.count }
     }
 
     /// The newest kept state at or before `version`.
-    func nearest(atOrBefore version: Int) -> (version: Int, bytes: [UInt8])? {
+    public func nearest(atOrBefore version: Int) -> (version: Int, bytes: [UInt8])? {
         states.last { $0.version <= version }
     }
 }

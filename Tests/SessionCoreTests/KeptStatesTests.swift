@@ -1,5 +1,5 @@
 import XCTest
-@testable import StorehouseServer
+@testable import SessionCore
 
 /// The kept states: starting points for time travel and rollback, bounded in bytes.
 final class KeptStatesTests: XCTestCase {

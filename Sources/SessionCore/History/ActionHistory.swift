@@ -9,15 +9,21 @@ import StoreCore
 /// one); those after it (not sent to subscribers yet, most not durable) stay besides, so a change
 /// never leaves before every subscriber could have it, and actions in flight do not shorten
 /// the window clients read.
-struct ActionHistory {
-    struct Entry {
-        let version: Int
-        let record: ActionRecord
-        let patch: [UInt8]
+///
+/// ```swift
+/// var history = ActionHistory(capacity: 2)
+/// for v in 1...3 { history.append(.init(version: v, record: ActionRecord(type: "counter/incrTapped", at: 0, source: .client), patch: [])) }
+/// history.firstVersion  // 2
+/// ```
+public struct ActionHistory: Sendable {
+    public struct Entry: Sendable {
+        public let version: Int
+        public let record: ActionRecord
+        public let patch: [UInt8]
         /// Roughly what the entry holds in memory: its action's JSON and its patch.
-        let weight: Int
+        public let weight: Int
 
-        init(version: Int, record: ActionRecord, patch: [UInt8]) {
+        public init(version: Int, record: ActionRecord, patch: [UInt8]) {
             self.version = version
             self.record = record
             self.patch = patch
@@ -30,30 +36,30 @@ struct ActionHistory {
     /// entries after a floor need them.
     private var ring: [Entry?] = []
     private var start = 0
-    private(set) var count = 0
-    let capacity: Int
+    public private(set) var count = 0
+    public let capacity: Int
     /// The weight of the entries kept.
-    private(set) var bytes = 0
+    public private(set) var bytes = 0
     /// The weight of every entry that left the window from its old end (by count or by bytes),
     /// since the start: what a journal snapshot can compact away.
-    private(set) var droppedBytes = 0
+    public private(set) var droppedBytes = 0
 
-    init(capacity: Int) {
+    public init(capacity: Int) {
         self.capacity = max(1, capacity)
     }
 
     private func slot(_ offset: Int) -> Int { (start + offset) % ring.count }
 
     /// The slots allocated (for the tests: a burst's are given back).
-    var slotCount: Int { ring.count }
+    public var slotCount: Int { ring.count }
 
     /// Version of the oldest kept entry, or nil when empty.
-    var firstVersion: Int? { count == 0 ? nil : ring[start]?.version }
-    var lastVersion: Int? { count == 0 ? nil : ring[slot(count - 1)]?.version }
+    public var firstVersion: Int? { count == 0 ? nil : ring[start]?.version }
+    public var lastVersion: Int? { count == 0 ? nil : ring[slot(count - 1)]?.version }
 
     /// Adds the newest entry. The window holds `capacity` entries at or before `floor` (what
     /// clients can be shown), and every entry after it besides: only the former leave, oldest first.
-    mutating func append(_ entry: Entry, keepingAfter floor: Int = .max) {
+    public mutating func append(_ entry: Entry, keepingAfter floor: Int = .max) {
         let adding = entry.version <= floor ? 1 : 0
         while let first = firstVersion, let last = lastVersion, first <= floor, min(floor, last) - first + 1 + adding > capacity {
             dropOldest()
@@ -90,7 +96,7 @@ struct ActionHistory {
 
     /// The newest version that has to leave the window for the rest to fit in `budget` bytes;
     /// nil when it fits. O(entries that have to leave).
-    func versionToDropThrough(toFit budget: Int) -> Int? {
+    public func versionToDropThrough(toFit budget: Int) -> Int? {
         guard bytes > budget, var version = firstVersion else { return nil }
         var remaining = bytes
         while let entry = entry(version) {
@@ -102,18 +108,18 @@ struct ActionHistory {
     }
 
     /// Drops the entries up to and including `version` from the old end.
-    mutating func drop(through version: Int) {
+    public mutating func drop(through version: Int) {
         while let first = firstVersion, first <= version { dropOldest() }
     }
 
     /// The entry for `version`, if it is still kept.
-    func entry(_ version: Int) -> Entry? {
+    public func entry(_ version: Int) -> Entry? {
         guard let first = firstVersion, version >= first, version < first + count else { return nil }
         return ring[slot(version - first)]
     }
 
     /// Entries with versions in `range` that are kept, in order.
-    func entries(_ range: ClosedRange<Int>) -> [Entry] {
+    public func entries(_ range: ClosedRange<Int>) -> [Entry] {
         guard let first = firstVersion, let last = lastVersion else { return [] }
         let low = max(range.lowerBound, first), high = min(range.upperBound, last)
         guard low <= high else { return [] }
@@ -121,7 +127,7 @@ struct ActionHistory {
     }
 
     /// Forgets every entry after `version` (a rolled-back append).
-    mutating func truncate(after version: Int) {
+    public mutating func truncate(after version: Int) {
         while let last = lastVersion, last > version {
             let last = slot(count - 1)
             bytes -= ring[last]?.weight ?? 0

@@ -1,6 +1,6 @@
 import StoreCore
 import XCTest
-@testable import StorehouseServer
+@testable import SessionCore
 
 /// The history ring: appends, the window, and truncation after a rolled-back append.
 final class ActionHistoryTests: XCTestCase {

@@ -1,0 +1,75 @@
+/// One (route, method) the server serves: the route table, written once. `Router.admit` finds a
+/// request's endpoint here, `Router.handle` serves it, and a route's `Allow` (RFC 9110 §10.2.1)
+/// lists its endpoints' methods. HEAD is served wherever GET is (RFC 9110 §9.3.2); OPTIONS
+/// everywhere (CORS preflight).
+///
+/// ```swift
+/// Endpoint(route: .actions, method: "POST")  // .session(.postActions)
+/// Endpoint.allow(.actions)                   // "GET, HEAD, POST, OPTIONS"
+/// ```
+enum Endpoint: Equatable {
+    case healthz, readyz, metrics, kinds, problem, createSession
+    /// One acting on a session, named by the path and proved by its token.
+    case session(SessionEndpoint)
+
+    /// Every endpoint, in the order `Allow` lists their methods.
+    private static let table: [Endpoint] = [.healthz, .readyz, .metrics, .kinds, .problem, .createSession]
+        + SessionEndpoint.allCases.map(Endpoint.session)
+
+    var route: Metrics.Route {
+        switch self {
+        case .healthz: .healthz
+        case .readyz: .readyz
+        case .metrics: .metrics
+        case .kinds: .kinds
+        case .problem: .problems
+        case .createSession: .sessions
+        case .session(.read), .session(.delete): .session
+        case .session(.readState): .state
+        case .session(.readLog), .session(.postActions): .actions
+        case .session(.openEvents): .events
+        }
+    }
+
+    var method: String {
+        switch self {
+        case .createSession, .session(.postActions): "POST"
+        case .session(.delete): "DELETE"
+        default: "GET"
+        }
+    }
+
+    /// The endpoint for `route` and `method` (HEAD as GET); nil when the route serves no such method.
+    init?(route: Metrics.Route, method: String) {
+        guard let found = Self.table.first(where: { $0.route == route && $0.method == method }) else { return nil }
+        self = found
+    }
+
+    /// A route's methods for `Allow`, OPTIONS included.
+    static func allow(_ route: Metrics.Route) -> String {
+        methods(of: table.filter { $0.route == route })
+    }
+
+    /// Every method some route serves. Any other, known or not, is 405 with the route's `Allow`:
+    /// RFC 9110 §15.6.2 suggests 501 for a method the server does not recognize, but clients
+    /// and API tools (schemathesis among them) take a 5xx for a server fault and expect 405.
+    static let serverMethods = methods(of: table)
+
+    private static func methods(of endpoints: [Endpoint]) -> String {
+        var names: [String] = []
+        for endpoint in endpoints where !names.contains(endpoint.method) {
+            names.append(endpoint.method)
+            if endpoint.method == "GET" { names.append("HEAD") }
+        }
+        return (names + ["OPTIONS"]).joined(separator: ", ")
+    }
+}
+
+/// An endpoint acting on one session.
+enum SessionEndpoint: CaseIterable {
+    case read, delete, readState, readLog, postActions, openEvents
+
+    /// Whether the token may come as `?access_token=` (RFC 6750 §2.3): for the reads a browser
+    /// makes without headers (an `EventSource`, a link to the state).
+    var acceptsQueryToken: Bool { self == .readState || self == .openEvents }
+}

@@ -1,0 +1,63 @@
+import SessionCore
+import XCTest
+
+/// An exhaustive harness for `SessionMachine`, in the spirit of the stores' `TestStore`.
+///
+/// `send` feeds one event and asserts every command it returns, in order, and the whole state
+/// after it: `update` turns the previous expected state into the expected one, so a test states
+/// each change an event makes and any other change fails it.
+///
+///     let machine = TestMachine()
+///     machine.send(.submit(1, key: nil, head: 0, now: 0), [.proceed(1)])
+///     machine.send(.applied(1, versions: 1...1, key: nil, inline: false), [.append(1, epoch: 0)]) { $0.inFlight = 1 }
+final class TestMachine {
+    typealias Machine = SessionMachine<[UInt8], String>
+
+    /// Everything the machine holds, as the tests compare it.
+    struct State: Equatable {
+        var durable = 0
+        var published = 0
+        var inFlight = 0
+        var epoch = 0
+        var parked = 0
+        var deleted = false
+        /// Each Idempotency-Key: whether it is durable, and the repeats waiting on it.
+        var keys: [String: Key] = [:]
+    }
+
+    struct Key: Equatable {
+        var durable: Bool
+        var waiters: [RequestID] = []
+    }
+
+    private(set) var machine: Machine
+    private(set) var expected: State
+
+    init(version: Int = 0, ledger: Machine.Ledger = .init()) {
+        machine = Machine(version: version, ledger: ledger)
+        expected = Self.state(of: machine)
+    }
+
+    static func state(of machine: Machine) -> State {
+        State(durable: machine.durability.durableVersion, published: machine.durability.publishedVersion,
+              inFlight: machine.durability.appendsInFlight, epoch: machine.durability.epoch, parked: machine.parked.count,
+              deleted: machine.deleted,
+              keys: machine.ledger.entries.mapValues { Key(durable: $0.durable, waiters: $0.waiters) })
+    }
+
+    func send(_ event: Machine.Event, _ commands: [Machine.Command], file: StaticString = #filePath, line: UInt = #line,
+              _ update: (inout State) -> Void = { _ in }) {
+        var emitted: [Machine.Command] = []
+        machine.send(event) { emitted.append($0) }
+        XCTAssertEqual(emitted, commands, "commands", file: file, line: line)
+        update(&expected)
+        XCTAssertEqual(Self.state(of: machine), expected, "state", file: file, line: line)
+    }
+
+    /// The host's side of an applied request with a key: the ledger entry it inserts.
+    func insertKey(_ key: String, versions: ClosedRange<Int>, answer: [UInt8] = Array("first".utf8), bodyHash: [UInt8] = [1]) {
+        machine.ledger.insert(key, .init(bodyHash: bodyHash, firstVersion: versions.lowerBound, lastVersion: versions.upperBound,
+                                         minimal: false, createdAt: 0, response: answer, durable: false))
+        expected.keys[key] = Key(durable: false)
+    }
+}

@@ -1,0 +1,29 @@
+import XCTest
+@testable import StorehouseServer
+
+/// The route table: each (route, method) once, and `Allow` read off it.
+final class EndpointTests: XCTestCase {
+    func testEveryServedRouteAndMethodFindsItsEndpoint() {
+        XCTAssertEqual(Endpoint(route: .actions, method: "POST"), .session(.postActions))
+        XCTAssertEqual(Endpoint(route: .actions, method: "GET"), .session(.readLog))
+        XCTAssertEqual(Endpoint(route: .session, method: "DELETE"), .session(.delete))
+        XCTAssertEqual(Endpoint(route: .sessions, method: "POST"), .createSession)
+        XCTAssertEqual(Endpoint(route: .problems, method: "GET"), .problem)
+        XCTAssertNil(Endpoint(route: .sessions, method: "GET"))
+        XCTAssertNil(Endpoint(route: .state, method: "POST"))
+        XCTAssertNil(Endpoint(route: .other, method: "GET"))
+    }
+
+    func testAllowListsARoutesMethodsWithHeadAndOptions() {
+        XCTAssertEqual(Endpoint.allow(.sessions), "POST, OPTIONS")
+        XCTAssertEqual(Endpoint.allow(.session), "GET, HEAD, DELETE, OPTIONS")
+        XCTAssertEqual(Endpoint.allow(.actions), "GET, HEAD, POST, OPTIONS")
+        XCTAssertEqual(Endpoint.allow(.events), "GET, HEAD, OPTIONS")
+        XCTAssertEqual(Endpoint.serverMethods, "GET, HEAD, POST, DELETE, OPTIONS")
+    }
+
+    /// Only the state and the events take `?access_token=`.
+    func testOnlyTheBrowserReadsAcceptAQueryToken() {
+        XCTAssertEqual(SessionEndpoint.allCases.filter(\.acceptsQueryToken), [.readState, .openEvents])
+    }
+}
