@@ -91,6 +91,9 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var droppedBytesAtSnapshot = 0
     /// The weight of the actions applied since the newest kept state (see `keepStateIfDueLocked`).
     var bytesSinceKeptState = 0
+    /// The weight of the changes since the newest kept state (`changeWeight`): roughly what a
+    /// state kept now holds that the one before it does not, its weight in `keptStates`.
+    var changeBytesSinceKeptState = 0
     /// What this session is charged for in the memory budget (`Session+MemoryBudget.swift`).
     var budgetCharged = 0
 
@@ -108,7 +111,7 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         history = ActionHistory(capacity: context.history + context.keepEvery)
         keptStates = KeptStates(byteBudget: context.keptStateBudget)
         machine = SessionMachine(version: store.version, ledger: IdempotencyCache(answerBudget: context.idempotencyAnswerBudget))
-        keptStates.add(version: store.version, bytes: store.encodeState())
+        keptStates.add(version: store.version, state: store.sharedState(), weight: 0)
     }
 
     deinit {
