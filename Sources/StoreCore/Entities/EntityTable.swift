@@ -270,16 +270,21 @@ extension EntityTable: JSONDecodable {
     /// Checks that `allIds` lists every `byId` member exactly once and that each entity's
     /// `id` matches its member name.
     public init(json: JSONValue, path: String) throws(StateDecodingError) {
-        let byIdValue: [String: JSONValue] = try json.decodeMember("byId", at: path)
+        // The object as it was parsed: no copy of a million members, no path built for each.
+        guard case .object(let root) = json else { throw StateDecodingError(path: path, message: "expected an object, got \(json.typeName)") }
+        guard let byIdJSON = root["byId"] else { throw StateDecodingError(path: path + "/byId", message: "missing") }
+        guard case .object(let byIdValue) = byIdJSON else {
+            throw StateDecodingError(path: path + "/byId", message: "expected an object, got \(byIdJSON.typeName)")
+        }
         let allIds: [E.ID] = try json.decodeMember("allIds", at: path)
         var entities: [E] = []
         entities.reserveCapacity(allIds.count)
         var seen = Set<E.ID>()
         for (i, id) in allIds.enumerated() {
-            let idPath = path + "/allIds/\(i)"
-            guard seen.insert(id).inserted else { throw StateDecodingError(path: idPath, message: "duplicate id") }
-            let memberPath = path + "/byId/" + JSONPointer.escape(id.key)
-            guard let value = byIdValue[id.key] else { throw StateDecodingError(path: idPath, message: "no such member in byId") }
+            guard seen.insert(id).inserted else { throw StateDecodingError(path: path + "/allIds/\(i)", message: "duplicate id") }
+            let key = id.key
+            guard let value = byIdValue[key] else { throw StateDecodingError(path: path + "/allIds/\(i)", message: "no such member in byId") }
+            let memberPath = path + "/byId/" + JSONPointer.escape(key)
             let entity = try E(json: value, path: memberPath)
             guard entity.id == id else { throw StateDecodingError(path: memberPath + "/id", message: "does not match its key") }
             entities.append(entity)

@@ -174,6 +174,7 @@ extension Session {
         for change in changes {
             let entry = ActionHistory.Entry(version: change.version, record: change.action, patch: change.patch)
             bytesSinceKeptState += entry.weight
+            bytesSinceJournalSnapshot += entry.weight
             changeBytesSinceKeptState += Self.changeWeight(change.patch)
             // Past `--history`, never a version the subscribers have not been sent yet.
             history.append(entry, keepingAfter: min(durableVersion, publishedVersion))
@@ -256,10 +257,11 @@ extension Session {
             // Encoded on another thread from the kept state (immutable, shared with the head), so
             // neither this session nor the journal's thread waits for a large state's bytes.
             let (log, id) = (context.log, id)
-            DispatchQueue.global(qos: .utility).async {
-                log.snapshot(sessionID: id, version: snapshot.version,
-                             bytes: SnapshotCoding.encode(version: snapshot.version, state: snapshot.state.encode(),
-                                                          updatedAt: snapshot.updatedAt, idempotency: snapshot.idempotency))
+            DispatchQueue.global(qos: .utility).async { [self] in
+                let bytes = SnapshotCoding.encode(version: snapshot.version, state: snapshot.state.encode(),
+                                                  updatedAt: snapshot.updatedAt, idempotency: snapshot.idempotency)
+                journalSnapshotBytes.store(bytes.count, ordering: .relaxed)
+                log.snapshot(sessionID: id, version: snapshot.version, bytes: bytes)
             }
         }
         lock.unlock()
@@ -413,9 +415,12 @@ extension Session {
         let windowStart = max(durableVersion - context.history, (history.firstVersion ?? durableVersion + 1) - 1)
         guard let base = keptStates.nearest(atOrBefore: min(durableVersion, windowStart)), base.version > journalSnapshotVersion,
               base.version >= journalSnapshotVersion + context.snapshotEvery
-                || history.droppedBytes - droppedBytesAtSnapshot >= min(context.snapshotBytes, historyByteLimitLocked) else { return nil }
+                || history.droppedBytes - droppedBytesAtSnapshot >= min(context.snapshotBytes, historyByteLimitLocked),
+              // A snapshot costs the state's size: after a quarter of it in actions, not sooner.
+              bytesSinceJournalSnapshot >= journalSnapshotBytes.load(ordering: .relaxed) / 4 else { return nil }
         journalSnapshotVersion = base.version
         droppedBytesAtSnapshot = history.droppedBytes
+        bytesSinceJournalSnapshot = 0
         return (base.version, base.state, updatedAt, machine.ledger)
     }
 
