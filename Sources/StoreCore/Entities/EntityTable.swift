@@ -268,7 +268,9 @@ extension EntityTable: JSONEncodable {
 
 extension EntityTable: JSONDecodable {
     /// Checks that `allIds` lists every `byId` member exactly once and that each entity's
-    /// `id` matches its member name.
+    /// `id` matches its member name. Inlinable, so the kind's module decodes (and builds the
+    /// tries) with code specialized for its entity.
+    @inlinable
     public init(json: JSONValue, path: String) throws(StateDecodingError) {
         // The object as it was parsed: no copy of a million members, no path built for each.
         guard case .object(let root) = json else { throw StateDecodingError(path: path, message: "expected an object, got \(json.typeName)") }
@@ -284,9 +286,8 @@ extension EntityTable: JSONDecodable {
             guard seen.insert(id).inserted else { throw StateDecodingError(path: path + "/allIds/\(i)", message: "duplicate id") }
             let key = id.key
             guard let value = byIdValue[key] else { throw StateDecodingError(path: path + "/allIds/\(i)", message: "no such member in byId") }
-            let memberPath = path + "/byId/" + JSONPointer.escape(key)
-            let entity = try E(json: value, path: memberPath)
-            guard entity.id == id else { throw StateDecodingError(path: memberPath + "/id", message: "does not match its key") }
+            let entity = try JSONValue.decode(E.self, from: value) { path + "/byId/" + JSONPointer.escape(key) }
+            guard entity.id == id else { throw StateDecodingError(path: path + "/byId/" + JSONPointer.escape(key) + "/id", message: "does not match its key") }
             entities.append(entity)
         }
         if byIdValue.count != allIds.count, let extra = byIdValue.keys.sorted().first(where: { E.ID(key: $0).map { !seen.contains($0) } ?? true }) {
