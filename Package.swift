@@ -15,6 +15,16 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "storehouse", targets: ["storehouse"]),
+        // For a package that serves kinds of its own: `try Storehouse.main(kinds: [.counter, myKind])`.
+        .library(name: "StorehouseServer", targets: ["StorehouseServer"]),
+        // State, Action, Reducer, Effect, Kind: what a kind is written with (server and client).
+        .library(name: "StoreCore", targets: ["StoreCore"]),
+        // The shipped kinds' types, for a client that mirrors one of them.
+        .library(name: "StoreKinds", targets: ["StoreKinds"]),
+        // TestStore and the patch property check, for a kind's tests.
+        .library(name: "StoreTesting", targets: ["StoreTesting"]),
+        // A Swift client (Foundation only): typed sends, reads, and a RemoteStore mirror of a session.
+        .library(name: "StorehouseClient", targets: ["StorehouseClient"]),
     ],
     targets: [
         // Generic store machinery: JSON, reducers, effects, Store, entity tables, patches.
@@ -33,14 +43,19 @@ let package = Package(
         .target(name: "Journal", swiftSettings: releaseSettings),
         // The session API of docs/API.md on top of the four above.
         .target(name: "StorehouseServer", dependencies: ["StoreCore", "StoreKinds", "SessionCore", "HTTPEngine", "Journal"], swiftSettings: releaseSettings),
+        // TestStore and property checks for kinds; links XCTest, so only test targets depend on it.
+        .target(name: "StoreTesting", dependencies: ["StoreCore"]),
+        // The client side of docs/API.md over URLSession; shares the kinds' State and Action types.
+        .target(name: "StorehouseClient", dependencies: ["StoreCore"]),
         .executableTarget(name: "storehouse", dependencies: ["StorehouseServer"], swiftSettings: releaseSettings),
         .executableTarget(name: "storehouse-bench", dependencies: ["StoreCore", "StoreKinds", "HTTPEngine", "Journal", "StorehouseServer"]),
 
-        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore"]),
-        .testTarget(name: "StoreKindsTests", dependencies: ["StoreCore", "StoreKinds"]),
+        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "StoreTesting"]),
+        .testTarget(name: "StoreKindsTests", dependencies: ["StoreCore", "StoreKinds", "StoreTesting"]),
         .testTarget(name: "SessionCoreTests", dependencies: ["SessionCore", "StoreCore"]),
         .testTarget(name: "HTTPEngineTests", dependencies: ["HTTPEngine"]),
         .testTarget(name: "JournalTests", dependencies: ["Journal"]),
+        .testTarget(name: "StorehouseClientTests", dependencies: ["StorehouseClient", "StorehouseServer", "StoreCore", "StoreKinds"]),
         .testTarget(name: "StorehouseServerTests", dependencies: ["StorehouseServer", "StoreCore", "StoreKinds", "SessionCore", "HTTPEngine", "Journal"]),
     ],
     swiftLanguageModes: [.v6]

@@ -13,8 +13,10 @@
 #   nginx-1     the same session through nginx (the proxy's cost)
 #   nginx-1x3   three sessions, all on node-1, through nginx (requests rotate over them)
 #   nginx-3x3   one session on each node through nginx (three nodes behind one proxy)
-# Each run prints its RESULT line (shared/bench/lua/report.lua) and /proc/loadavg; the end prints
-# the median of every figure over the rounds and the ratios to `direct` and to `nginx-1x3`.
+# Each run prints its RESULT line (shared/bench/lua/report.lua), /proc/loadavg, and the CPU time
+# nginx's workers and the nodes took per request (user + system, from /proc/PID/stat: unlike
+# req/s, it barely moves with what else the machine runs); the end prints the median of every
+# figure over the rounds and the ratios to `direct` and to `nginx-1x3`.
 # The machine is shared: read the figures beside the load they were taken under.
 set -euo pipefail
 PROG=${0##*/}
@@ -70,12 +72,33 @@ end
 EOF
 echo "dofile(\"$SHARED/bench/lua/report.lua\")" >> "$LUA"
 
+# cpu_ticks PID...: user + system clock ticks the processes have used, all threads.
+cpu_ticks() {
+  local total=0 pid fields
+  for pid in "$@"; do
+    fields=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null) || continue
+    set -- $fields
+    total=$((total + ${12} + ${13}))
+  done
+  echo "$total"
+}
+NGINX_WORKERS_PIDS=$(pgrep -P "$(cat "$WORK/pids/nginx.pid")" | tr '\n' ' ')
+NODE_PIDS=$(cat "$WORK"/pids/node-*.pid | tr '\n' ' ')
+TICK=$(getconf CLK_TCK)
+
 run() {  # LABEL URL SESSIONS METHOD ROUND
-  local label="$1-$(echo "$4" | tr 'A-Z' 'a-z')"
+  local label="$1-$(echo "$4" | tr 'A-Z' 'a-z')" load result nginx0 node0 nginx1 node1 requests
   SESSIONS=$3 METHOD=$4 WORKLOAD=$label wrk -t"$THREADS" -c"$CONNECTIONS" -d1s -s "$LUA" "$2" >/dev/null
-  local load; load=$(cut -d' ' -f1-3 /proc/loadavg)
-  SESSIONS=$3 METHOD=$4 WORKLOAD=$label wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$LUA" "$2" \
-    | grep '^RESULT' | sed "s/\$/ round=$5 load=${load// /\/}/" | tee -a "$RESULTS"
+  load=$(cut -d' ' -f1-3 /proc/loadavg)
+  # shellcheck disable=SC2086 # lists of pids
+  nginx0=$(cpu_ticks $NGINX_WORKERS_PIDS); node0=$(cpu_ticks $NODE_PIDS)
+  result=$(SESSIONS=$3 METHOD=$4 WORKLOAD=$label wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$LUA" "$2" | grep "^RESULT")
+  # shellcheck disable=SC2086
+  nginx1=$(cpu_ticks $NGINX_WORKERS_PIDS); node1=$(cpu_ticks $NODE_PIDS)
+  requests=$(echo "$result" | sed 's/.* requests=\([0-9]*\).*/\1/')
+  # CPU per request, in µs: what nginx's workers and what the nodes spent on this run.
+  echo "$result round=$5 load=${load// /,} nginx_us=$(( (nginx1 - nginx0) * 1000000 / TICK / requests )) node_us=$(( (node1 - node0) * 1000000 / TICK / requests ))" \
+    | tee -a "$RESULTS"
 }
 
 echo "# $PROG: nodes $MODE, nginx $("$NGINX" -v 2>&1 | sed 's/.*\///') with ${NGINX_WORKERS:-2} workers, wrk -t$THREADS -c$CONNECTIONS -d$DURATION, $ROUNDS rounds, $(nproc) cores"
@@ -98,17 +121,19 @@ for line in open(sys.argv[1]):
     rows.setdefault(fields["workload"], []).append(fields)
 def median(workload, key):
     return statistics.median(float(r[key]) for r in rows[workload])
-print("\n| workload | rounds | req/s (median) | p50 ms | p99 ms | non-2xx | vs direct | vs nginx-1x3 |")
-print("|---|---|---|---|---|---|---|---|")
+print("\n| workload | rounds | req/s (median) | p50 ms | p99 ms | non-2xx | vs direct | vs nginx-1x3 | nginx CPU µs/req | nodes CPU µs/req |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for method in ("post", "get"):
     for label in ("direct", "nginx-1", "nginx-1x3", "nginx-3x3"):
         w = "%s-%s" % (label, method)
         if w not in rows:
             continue
         rps = median(w, "req_s")
-        print("| %s | %d | %.0f | %.2f | %.2f | %d | %.2f | %.2f |" % (
+        print("| %s | %d | %.0f | %.2f | %.2f | %d | %.2f | %.2f | %.1f | %.1f |" % (
             w, len(rows[w]), rps, median(w, "p50_ms"), median(w, "p99_ms"),
             sum(int(r["non2xx"]) + int(r["sock_errors"]) for r in rows[w]),
-            rps / median("direct-" + method, "req_s"), rps / median("nginx-1x3-" + method, "req_s")))
-print("\nloads (1/5/15 min) during the runs: " + ", ".join(sorted({r["load"] for rs in rows.values() for r in rs})[:6]) + " …")
+            rps / median("direct-" + method, "req_s"), rps / median("nginx-1x3-" + method, "req_s"),
+            median(w, "nginx_us"), median(w, "node_us")))
+loads = sorted(float(r["load"].split(",")[0]) for rs in rows.values() for r in rs)
+print("\n1-minute load average during the runs: %.1f to %.1f (median %.1f)" % (loads[0], loads[-1], statistics.median(loads)))
 EOF

@@ -195,8 +195,15 @@ def home_page_for_browsers_and_json_for_programs(ctx):
     url = page.d.current_url
     assert "#id=" in url and "token=" in url.split("#", 1)[1] and "?" not in url, url
     assert page.text("#kind") == "shop"
-    logs = page.d.get_log("browser")
-    errors = [entry for entry in logs if entry["level"] == "SEVERE" and "favicon" not in entry["message"]]
+    # A token that is not the session's: the page says why, with the problem's detail.
+    sid, _ = create(base, "counter")
+    status, problem, _ = api(base, "GET", f"/sessions/{sid}", token="not-its-token")
+    assert status == 401, (status, problem)
+    page.d.get(f"{base}/inspect#id={sid}&token=not-its-token")
+    page.wait(lambda: problem["detail"] in page.text("#connect-error"), 5, "a wrong token's refusal is not shown")
+    assert page.status() != "live"
+    logs = [entry for entry in page.d.get_log("browser") if "401" not in entry["message"]]
+    errors = [entry for entry in logs if entry["level"] == "SEVERE"]
     assert not errors, errors
 
 
@@ -292,6 +299,26 @@ def every_kind_loads_and_dispatches(ctx):
     page.wait(lambda: page.state()["canLogin"] is True, 5, "login never became possible")
     page.dispatch("login/loginTapped")
     page.wait(lambda: "login/confirmationRequested" in page.text("#outputs"), 5, "the output is not shown")
+
+
+@check
+def a_large_state_is_shown_in_part_and_followed(ctx):
+    """2,000 tasks: a large container starts closed; opened, it shows 500 members and says how many more."""
+    base, page = ctx["base"], ctx["page"]
+    sid, token = create(base, "tasks")
+    post(base, sid, token, [{"type": "tasks/add", "payload": {"title": f"task {i}"}} for i in range(2000)])
+    page.open(base, sid, token)
+    page.wait_version(2000)
+    by_id = page.d.find_element(By.CSS_SELECTOR, "#tree details[data-path='/tasks/byId']")
+    assert by_id.get_attribute("open") is None, "a 2,000-member object starts open"
+    by_id.find_element(By.CSS_SELECTOR, "summary").click()
+    page.wait(lambda: page.d.find_elements(By.CSS_SELECTOR, "#tree [data-path='/tasks/byId'] > .children > .more"), 5)
+    more = page.d.find_element(By.CSS_SELECTOR, "#tree [data-path='/tasks/byId'] > .children > .more")
+    assert "1500 more" in more.text, more.text
+    post(base, sid, token, {"type": "tasks/toggleDone", "payload": {"id": 7}})
+    page.wait_version(2001, timeout=1)
+    page.wait(lambda: page.state()["tasks"]["byId"]["7"]["done"] is True, 1)
+    assert page.d.find_elements(By.CSS_SELECTOR, "#tree [data-path='/tasks/byId/7/done'].touched")
 
 
 @check

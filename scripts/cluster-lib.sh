@@ -24,14 +24,17 @@ cluster_install() {  # apt-get PACKAGE..., waiting out another apt that holds th
 }
 
 cluster_cleanup() {
+  # Under the caller's `set -e` a kill of a process that is already gone would end this trap
+  # early and leave the rest running: every step here may fail.
+  set +e
   local f pid _
+  # Every process first, then the waits: the nodes drain at once rather than in turn.
+  for f in "$WORK"/pids/*.pid; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null; done
   for f in "$WORK"/pids/*.pid; do
     [ -f "$f" ] || continue
     pid=$(cat "$f")
-    if kill "$pid" 2>/dev/null; then
-      for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-      kill -9 "$pid" 2>/dev/null
-    fi
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    kill -9 "$pid" 2>/dev/null
   done
   if [ "${KEEP:-0}" = 1 ]; then echo "$CLUSTER_PROG: kept $WORK" >&2; else rm -rf "$WORK"; fi
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""probe-memory.py [BINARY] — the hostile memory probe of issue 31 against --max-memory.
+"""probe-memory.py [BINARY] — a hostile memory probe against --max-memory.
 
 Starts BINARY (default .build/release/storehouse; build it first with
 `swift build -c release --product storehouse`) on a free port with a data directory of its own,

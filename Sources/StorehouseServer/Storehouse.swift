@@ -5,16 +5,18 @@ import Journal
 import StoreCore
 import StoreKinds
 
-/// The whole server: configuration in, HTTP out. `main` makes one, starts it and
-/// calls ``shutdown()`` on SIGTERM or SIGINT.
+/// The whole server: configuration and kinds in, HTTP out. ``main(kinds:arguments:environment:)``
+/// makes one from the command line, starts it and calls ``shutdown()`` on SIGTERM or SIGINT;
+/// a program or a test can also run one itself:
 ///
 /// ```swift
 /// var configuration = ServerConfiguration()
 /// configuration.port = 0
 /// configuration.inMemory = true
-/// let server = try Storehouse(configuration: configuration)
+/// let server = try Storehouse(configuration: configuration, kinds: KindRegistry([.counter, myKind]))
 /// try server.start()
 /// print(server.port)
+/// server.shutdown()
 /// ```
 public final class Storehouse: Sendable {
     public let configuration: ServerConfiguration
@@ -27,14 +29,17 @@ public final class Storehouse: Sendable {
     let journal: Journal?
     private let heartbeat = LockedBox<DispatchSourceTimer?>(nil)
 
-    public convenience init(configuration: ServerConfiguration, effectEnvironment: EffectEnvironment? = nil) throws {
-        try self.init(configuration: configuration, effectEnvironment: effectEnvironment, fanOutQueue: .global(qos: .userInitiated))
+    /// `kinds`: what `POST /sessions` can create and recovery can rebuild (the shipped four unless
+    /// given); `effectEnvironment`: what effects sleep and call (the real clock and the
+    /// configuration's latency unless given).
+    public convenience init(configuration: ServerConfiguration, kinds: KindRegistry = .shipped, effectEnvironment: EffectEnvironment? = nil) throws {
+        try self.init(configuration: configuration, effectEnvironment: effectEnvironment, fanOutQueue: .global(qos: .userInitiated), kinds: kinds)
     }
 
     /// `fanOutQueue`: where sessions with many subscribers publish; `log`: in place of the one the
     /// configuration names (tests hold either to watch the order of what follows).
     init(configuration: ServerConfiguration, effectEnvironment: EffectEnvironment?, fanOutQueue: DispatchQueue,
-         log injectedLog: (any SessionLog)? = nil) throws {
+         log injectedLog: (any SessionLog)? = nil, kinds: KindRegistry = .shipped) throws {
         self.configuration = configuration
         let gauges = Gauges()
         let registryBox = LockedBox<SessionRegistry?>(nil)
@@ -63,12 +68,13 @@ public final class Storehouse: Sendable {
         let readiness = Readiness()
         self.readiness = readiness
         let context = SessionContext(configuration: configuration, log: log, metrics: metrics, gauges: gauges,
-                                     effectEnvironment: environment, fanOutQueue: fanOutQueue, readiness: readiness)
+                                     effectEnvironment: environment, fanOutQueue: fanOutQueue, readiness: readiness, kinds: kinds)
         registry = SessionRegistry(context: context, maxSessions: configuration.maxSessions)
         registryBox.value = registry
 
         self.http = HTTPServer(configuration: Self.httpConfiguration(configuration),
-                               handler: Router(registry: registry, metrics: metrics, accessLog: accessLog, readiness: readiness))
+                               handler: Router(registry: registry, metrics: metrics, accessLog: accessLog, readiness: readiness,
+                                                       access: AccessPolicy(configuration)))
     }
 
     /// The engine's settings for `configuration`.
@@ -77,6 +83,8 @@ public final class Storehouse: Sendable {
         http.host = configuration.host
         http.port = configuration.port
         http.maxConnections = configuration.maxConnections
+        // docs/API.md "Lifecycle": health, readiness and metrics are answered beyond the limit.
+        http.probePaths = ["/healthz", "/readyz", "/metrics"]
         if let threads = configuration.ioThreads { http.ioThreads = threads }
         http.maxBodyBytes = configuration.maxBodyBytes
         http.shutdownGrace = .seconds(configuration.shutdownGraceSeconds)

@@ -42,7 +42,7 @@ private func benchCounter(runs: Int) {
     let record = ActionRecord(type: "counter/incrTapped", at: 1_763_755_301_123, source: .client)
     var rates: [Double] = []
     for _ in 0..<runs {
-        guard let store = try? KindRegistry.kind(named: "counter")?.makeStore(state: nil, version: 0, environment: .immediate) else { return }
+        guard let store = try? KindRegistry.shipped.kind(named: "counter")?.makeStore(state: nil, version: 0, environment: .immediate) else { return }
         let batch = [record]
         let t = seconds {
             for _ in 0..<n {

@@ -14,7 +14,7 @@ final class KeepAliveTimerTests: XCTestCase {
 
     /// `offLoop`: answers from another thread (the direct-answer path), as the storehouse's
     /// journaled routes do; otherwise on the loop, inside the read that brought the request.
-    func start(offLoop: Bool, firstByte: Duration = .seconds(5), idle: Duration = .milliseconds(300)) throws -> Int {
+    func start(offLoop: Bool, firstByte: Duration = .seconds(5), idle: Duration = .seconds(1)) throws -> Int {
         let s = try startServer({
             $0.idleTimeout = idle
             $0.headerTimeout = .milliseconds(300)
@@ -30,12 +30,13 @@ final class KeepAliveTimerTests: XCTestCase {
         return s.port
     }
 
-    /// A client that sends a request every 50 ms for four idle timeouts gets every answer.
+    /// A client that sends a request every 50 ms for three and a half idle timeouts gets every
+    /// answer (1 s each: a loaded machine may stretch the client's pauses, never to a second).
     func keepAliveClientIsAnsweredThroughout(offLoop: Bool) throws {
         let client = try RawClient(port: try start(offLoop: offLoop))
         let started = Date()
         var answered = 0
-        while Date().timeIntervalSince(started) < 1.2 {
+        while Date().timeIntervalSince(started) < 3.5 {
             client.send("GET /ping HTTP/1.1\r\nHost: t\r\n\r\n")
             guard let response = client.readResponse() else {
                 return XCTFail("request \(answered + 1) after \(Date().timeIntervalSince(started)) s got no answer")
@@ -44,7 +45,7 @@ final class KeepAliveTimerTests: XCTestCase {
             answered += 1
             usleep(50_000)  // the client's pace, shorter than the idle timeout
         }
-        XCTAssertGreaterThan(answered, 15)
+        XCTAssertGreaterThanOrEqual(answered, 7, "at least two requests per idle timeout")
     }
 
     func testKeepAliveClientAnsweredOnLoop() throws {

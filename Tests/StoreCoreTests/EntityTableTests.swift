@@ -1,5 +1,6 @@
 import XCTest
 @testable import StoreCore
+import StoreTesting
 
 struct Row: Entity, Equatable {
     var id: Int
@@ -257,17 +258,5 @@ final class EntityTableTests: XCTestCase {
         XCTAssertEqual(error(#"{"byId":{"x":{}},"allIds":[]}"#), "/t/byId/x: not listed in allIds")
         XCTAssertEqual(error(#"{"byId":[],"allIds":[]}"#), "/t/byId: expected an object, got an array")
         XCTAssertEqual(error(#"{"allIds":[]}"#), "/t/byId: missing")
-    }
-}
-
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

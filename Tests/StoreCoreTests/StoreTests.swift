@@ -1,6 +1,7 @@
 import Synchronization
 import XCTest
 @testable import StoreCore
+import StoreTesting
 
 /// A two-feature toy app: composition, rollback and effects, independent of the shipped kinds.
 struct Toy: StoreState, PatchDiffable {

@@ -2,6 +2,7 @@ import Synchronization
 import XCTest
 @testable import StoreCore
 @testable import StoreKinds
+import StoreTesting
 
 final class LoginKindTests: XCTestCase {
     func testValidEmailIsValidatedRemotelyThroughTheInjectedSleep() {
@@ -52,7 +53,7 @@ final class LoginKindTests: XCTestCase {
 
     func testAVerdictJournaledWithoutItsAddressStillApplies() throws {
         // Records written before verdicts named their address: the verdict is for the current one.
-        let kind = try XCTUnwrap(KindRegistry.kind(named: "login"))
+        let kind = try XCTUnwrap(KindRegistry.shipped.kind(named: "login"))
         let inFlight = #"{"online":true,"email":{"rawValue":"a@b.c","valid":false,"currentValidation":"remote"},"password":"","loggingIn":false,"canLogin":false}"#
         let store = try kind.makeStore(state: try JSONReader.parse(inFlight), version: 0, environment: .immediate)
         _ = try store.apply([ActionRecord(type: "login/emailValidated", payload: .object(["valid": .bool(true)]), at: 0, source: .effect)])
@@ -60,7 +61,7 @@ final class LoginKindTests: XCTestCase {
     }
 
     func testARestoredValidationIsRemoteOrNone() throws {
-        let kind = try XCTUnwrap(KindRegistry.kind(named: "login"))
+        let kind = try XCTUnwrap(KindRegistry.shipped.kind(named: "login"))
         func decode(_ validation: String) -> String? {
             let state = #"{"online":true,"email":{"rawValue":"a@b.c","valid":false,"currentValidation":\#(validation)},"password":"","loggingIn":false,"canLogin":false}"#
             guard let value = try? JSONReader.parse(Array(state.utf8)) else { return "setup" }
@@ -132,7 +133,7 @@ final class LoginKindTests: XCTestCase {
     }
 
     func testEffectOnlyTypesAreRefusedFromClients() throws {
-        let store = try XCTUnwrap(KindRegistry.kind(named: "login")).makeStore(state: nil, version: 0, environment: .immediate)
+        let store = try XCTUnwrap(KindRegistry.shipped.kind(named: "login")).makeStore(state: nil, version: 0, environment: .immediate)
         for type in LoginAction.internalTypes {
             XCTAssertThrowsError(try store.apply([ActionRecord(type: type, payload: .object(["valid": .bool(true)]), at: 0, source: .client)])) { error in
                 XCTAssertEqual(error as? BatchError, BatchError(index: 0, error: .internalAction(type: type)))

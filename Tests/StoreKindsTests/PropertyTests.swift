@@ -1,20 +1,7 @@
-import Dispatch
 import XCTest
 @testable import StoreCore
 @testable import StoreKinds
-
-/// SplitMix64: small, seeded, the same sequence on every platform.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import StoreTesting
 
 /// For every kind: random action sequences (valid, refused and malformed, single and in
 /// batches, effects fed back); each change's patch applied to the previous state's JSON gives
@@ -137,75 +124,7 @@ final class PropertyTests: XCTestCase {
         }
     }
 
-    private func check(_ kindName: String, steps: Int, seed: UInt64 = 0x5702_E40B, _ generate: Generate) throws {
-        let kind = try XCTUnwrap(KindRegistry.kind(named: kindName))
-        let store = try kind.makeStore(state: nil, version: 0, environment: .immediate)
-        var g = SeededGenerator(seed: seed)
-        var json = store.stateValue()
-        var at: Int64 = 1_763_755_301_000
-        var applied = 0, refused = 0
-        var feedback: [ActionRecord] = []
-        for step in 0..<steps {
-            var batch: [ActionRecord]
-            if !feedback.isEmpty && Bool.random(using: &g) {
-                batch = [feedback.removeFirst()]
-            } else {
-                let size = Int.random(in: 0..<6, using: &g) == 0 ? Int.random(in: 2...4, using: &g) : 1
-                batch = []
-                var preview = json
-                for _ in 0..<size {
-                    batch.append(generate(&g, preview))
-                    if case .object(var o) = preview, case .int(let n)? = o["nextId"] { o["nextId"] = .int(n + 1); preview = .object(o) }
-                }
-            }
-            at += Int64.random(in: 0...2_000, using: &g)
-            for i in batch.indices { batch[i].at = at }
-            let beforeBytes = store.encodeState()
-            let version = store.version
-            let changes: [Change]
-            do {
-                changes = try store.apply(batch)
-            } catch {
-                refused += 1
-                XCTAssertEqual(String(decoding: store.encodeState(), as: UTF8.self), String(decoding: beforeBytes, as: UTF8.self),
-                               "refused \(batch.map(\.type)) changed the state")
-                XCTAssertEqual(store.version, version)
-                XCTAssertTrue(store.takePendingEffects().isEmpty)
-                continue
-            }
-            XCTAssertEqual(changes.count, batch.count)
-            for (i, change) in changes.enumerated() {
-                XCTAssertEqual(change.version, version + i + 1)
-                do {
-                    json = try JSONPatch.apply(change.patch, to: json)
-                } catch {
-                    return XCTFail("patch \(String(decoding: change.patch, as: UTF8.self)) of \(batch[i].type) does not apply: \(error)")
-                }
-            }
-            applied += changes.count
-            XCTAssertEqual(store.version, version + batch.count)
-            guard json == store.stateValue() else {
-                return XCTFail("after \(batch.map(\.type)) with patch \(String(decoding: changes.last?.patch ?? [], as: UTF8.self)):\n"
-                               + "  patched: \(String(decoding: json.encoded(), as: UTF8.self))\n  state:   \(String(decoding: store.encodeState(), as: UTF8.self))")
-            }
-            // Restoring from the JSON gives the same bytes (canonical order).
-            if step % 25 == 0 {
-                XCTAssertEqual(try kind.makeStore(state: json, version: 0, environment: .immediate).encodeState(), store.encodeState())
-            }
-            for effect in store.takePendingEffects() { feedback += run(effect, at: at) }
-        }
-        XCTAssertGreaterThan(applied, steps / 3, "the generator should mostly produce applicable actions")
-        XCTAssertGreaterThan(refused, 0, "the generator should also produce refusals")
-    }
-
-    private func run(_ effect: PendingEffect, at: Int64) -> [ActionRecord] {
-        let sent = SentBox()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            await effect.run { type, payload in sent.append(type, payload) }
-            done.signal()
-        }
-        if done.wait(timeout: .now() + 10) == .timedOut { XCTFail("effect did not finish") }
-        return sent.items.map { ActionRecord(type: $0.0, payload: $0.1, at: at, source: .effect) }
+    private func check(_ kindName: String, steps: Int, _ generate: Generate) throws {
+        try assertPatchesMatchState(of: try XCTUnwrap(KindRegistry.shipped.kind(named: kindName)), steps: steps, generate)
     }
 }

@@ -1,6 +1,7 @@
 import XCTest
 @testable import StoreCore
 @testable import StoreKinds
+import StoreTesting
 
 final class RegistryTests: XCTestCase {
     func testInitialStatesAreExactlyAPIMDs() throws {
@@ -10,8 +11,8 @@ final class RegistryTests: XCTestCase {
             "tasks": #"{"tasks":{"byId":{},"allIds":[]},"favoriteIds":[],"nextId":1}"#,
             "login": #"{"online":true,"email":{"rawValue":"","valid":false,"currentValidation":null},"password":"","loggingIn":false,"canLogin":false}"#,
         ]
-        XCTAssertEqual(KindRegistry.all.map(\.name), ["counter", "shop", "tasks", "login"])
-        for kind in KindRegistry.all {
+        XCTAssertEqual(KindRegistry.shipped.all.map(\.name), ["counter", "shop", "tasks", "login"])
+        for kind in KindRegistry.shipped.all {
             let store = try kind.makeStore(state: nil, version: 0, environment: .immediate)
             XCTAssertEqual(String(decoding: store.encodeState(), as: UTF8.self), expected[kind.name], kind.name)
             XCTAssertEqual(store.stateValue(), kind.initialState)
@@ -20,13 +21,13 @@ final class RegistryTests: XCTestCase {
             let again = try kind.makeStore(state: store.stateValue(), version: 0, environment: .immediate)
             XCTAssertEqual(again.encodeState(), store.encodeState())
         }
-        XCTAssertNil(KindRegistry.kind(named: "nope"))
-        XCTAssertEqual(KindRegistry.kind(named: "counter")?.internalActionTypes, ["counter/nthPrimeResponse"])
-        XCTAssertEqual(KindRegistry.kind(named: "login")?.internalActionTypes, ["login/emailValidated", "login/loginSucceeded", "login/loginFailed"])
+        XCTAssertNil(KindRegistry.shipped.kind(named: "nope"))
+        XCTAssertEqual(KindRegistry.shipped.kind(named: "counter")?.internalActionTypes, ["counter/nthPrimeResponse"])
+        XCTAssertEqual(KindRegistry.shipped.kind(named: "login")?.internalActionTypes, ["login/emailValidated", "login/loginSucceeded", "login/loginFailed"])
     }
 
     func testBatchIsAllOrNothing() throws {
-        let store = try XCTUnwrap(KindRegistry.kind(named: "tasks")).makeStore(state: nil, version: 0, environment: .immediate)
+        let store = try XCTUnwrap(KindRegistry.shipped.kind(named: "tasks")).makeStore(state: nil, version: 0, environment: .immediate)
         let add = ActionRecord(type: "tasks/add", payload: .object(["title": .string("a")]), at: 5, source: .client)
         _ = try store.apply([add, add])
         let before = store.encodeState()
@@ -54,7 +55,7 @@ final class RegistryTests: XCTestCase {
     }
 
     func testPendingEffectsRunThroughTheServerPath() async throws {
-        let store = try XCTUnwrap(KindRegistry.kind(named: "counter"))
+        let store = try XCTUnwrap(KindRegistry.shipped.kind(named: "counter"))
             .makeStore(state: .object(["count": .int(6), "favoritePrimes": .array([]), "activityFeed": .array([]),
                                        "nthPrime": .null, "isNthPrimeRequestInFlight": .bool(false)]),
                        version: 10, environment: .immediate)
@@ -62,7 +63,7 @@ final class RegistryTests: XCTestCase {
         let effects = store.takePendingEffects()
         XCTAssertEqual(effects.count, 1)
         XCTAssertTrue(store.takePendingEffects().isEmpty, "taking clears")
-        let sent = SentBox()
+        let sent = SentActions()
         for effect in effects { await effect.run { type, payload in sent.append(type, payload) } }
         let records = sent.items.map { ActionRecord(type: $0.0, payload: $0.1, at: 2, source: .effect) }
         XCTAssertEqual(records.map(\.type), ["counter/nthPrimeResponse"])
@@ -72,19 +73,11 @@ final class RegistryTests: XCTestCase {
     }
 
     func testUnknownTypeListsValidTypes() throws {
-        for kind in KindRegistry.all {
+        for kind in KindRegistry.shipped.all {
             let store = try kind.makeStore(state: nil, version: 0, environment: .immediate)
             XCTAssertThrowsError(try store.apply([ActionRecord(type: "x/y", at: 0, source: .client)])) { error in
                 XCTAssertEqual(error as? BatchError, BatchError(index: 0, error: .unknownAction(type: "x/y", validTypes: kind.actionTypes)))
             }
         }
     }
-}
-
-/// Collects what an effect sends, from whatever thread it runs on.
-final class SentBox: @unchecked Sendable {  // every access goes through `lock`
-    private let lock = NSLock()
-    private var storage: [(String, JSONValue?)] = []
-    func append(_ type: String, _ payload: JSONValue?) { lock.lock(); storage.append((type, payload)); lock.unlock() }
-    var items: [(String, JSONValue?)] { lock.lock(); defer { lock.unlock() }; return storage }
 }

@@ -7,7 +7,7 @@ import XCTest
 final class ResumeTests: XCTestCase {
     /// Runs every interrupted effect of a store made from `state` and returns what they sent.
     private func resumed(_ kindName: String, _ state: String) async throws -> [String] {
-        let kind = try XCTUnwrap(KindRegistry.kind(named: kindName))
+        let kind = try XCTUnwrap(KindRegistry.shipped.kind(named: kindName))
         let store = try kind.makeStore(state: JSONReader.parse(Array(state.utf8)), version: 7, environment: .immediate)
         let sent = Mutex<[String]>([])
         for effect in store.interruptedEffects() {
@@ -39,7 +39,7 @@ final class ResumeTests: XCTestCase {
 
     func testAReplayedJobRunsWithTheInputsOfTheActionThatStartedIt() async throws {
         // As recovery does: replay the records, keep the newest job of each name, then resume.
-        let kind = try XCTUnwrap(KindRegistry.kind(named: "counter"))
+        let kind = try XCTUnwrap(KindRegistry.shipped.kind(named: "counter"))
         let store = try kind.makeStore(state: nil, version: 0, environment: .immediate)
         let records = ["counter/incrTapped", "counter/incrTapped", "counter/nthPrimeButtonTapped", "counter/incrTapped"]
         _ = try store.apply(records.map { ActionRecord(type: $0, at: 0, source: .client) })

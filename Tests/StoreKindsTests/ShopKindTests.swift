@@ -1,6 +1,7 @@
 import XCTest
 @testable import StoreCore
 @testable import StoreKinds
+import StoreTesting
 
 final class ShopKindTests: XCTestCase {
     func testAddAppendsAndRemoveRemovesEveryEqualEntry() {

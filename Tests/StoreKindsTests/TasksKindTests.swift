@@ -1,6 +1,7 @@
 import XCTest
 @testable import StoreCore
 @testable import StoreKinds
+import StoreTesting
 
 final class TasksKindTests: XCTestCase {
     func testAddAndFavoriteGiveTheShapeOfAPIMD() {
@@ -55,7 +56,7 @@ final class TasksKindTests: XCTestCase {
     }
 
     func testStateDecodingNamesThePath() {
-        let kind = KindRegistry.kind(named: "tasks")
+        let kind = KindRegistry.shipped.kind(named: "tasks")
         func error(_ json: String) -> String? {
             guard let kind, let v = try? JSONReader.parse(json) else { return "setup" }
             do { _ = try kind.makeStore(state: v, version: 0, environment: .immediate); return nil } catch { return error.description }
@@ -82,7 +83,7 @@ final class TasksKindTests: XCTestCase {
     func testADuplicateFavoriteIsDroppedSoRemoveLeavesNoDanglingId() throws {
         // Kept, the duplicate outlived its task's remove and left a state no longer loadable:
         // the session was lost at its next recovery.
-        let kind = try XCTUnwrap(KindRegistry.kind(named: "tasks"))
+        let kind = try XCTUnwrap(KindRegistry.shipped.kind(named: "tasks"))
         let restored = #"{"tasks":{"byId":{"1":{"id":1,"title":"a","done":false},"2":{"id":2,"title":"b","done":false}},"allIds":[1,2]},"favoriteIds":[1,2,1],"nextId":3}"#
         let store = try kind.makeStore(state: JSONReader.parse(Array(restored.utf8)), version: 0, environment: .immediate)
         XCTAssertTrue(String(decoding: store.encodeState(), as: UTF8.self).contains(#""favoriteIds":[1,2]"#))
@@ -94,7 +95,7 @@ final class TasksKindTests: XCTestCase {
 
     func testRestoredStateSerializesInCanonicalOrder() throws {
         let json = #"{"nextId":3,"favoriteIds":[],"tasks":{"allIds":[2,1],"byId":{"1":{"done":true,"title":"a","id":1},"2":{"title":"b","id":2,"done":false}}}}"#
-        let store = try XCTUnwrap(KindRegistry.kind(named: "tasks")).makeStore(state: try JSONReader.parse(json), version: 7, environment: .immediate)
+        let store = try XCTUnwrap(KindRegistry.shipped.kind(named: "tasks")).makeStore(state: try JSONReader.parse(json), version: 7, environment: .immediate)
         XCTAssertEqual(store.version, 7)
         XCTAssertEqual(String(decoding: store.encodeState(), as: UTF8.self),
                        #"{"tasks":{"byId":{"2":{"id":2,"title":"b","done":false},"1":{"id":1,"title":"a","done":true}},"allIds":[2,1]},"favoriteIds":[],"nextId":3}"#)
@@ -105,7 +106,7 @@ final class TasksPointerTests: XCTestCase {
     /// Pointer lookups answer exactly the bytes that stand at the pointer in the whole state's
     /// encoding (same key order), and the value that walking the parsed state finds.
     func testPointerLookupsAgreeWithTheWholeState() throws {
-        let kind = try XCTUnwrap(KindRegistry.kind(named: "tasks"))
+        let kind = try XCTUnwrap(KindRegistry.shipped.kind(named: "tasks"))
         let store = try kind.makeStore(state: nil, version: 0, environment: .immediate)
         func add(_ t: String) throws { _ = try store.apply([ActionRecord(type: "tasks/add", payload: .object(["title": .string(t)]), at: 0, source: .client)]) }
         for i in 1...40 { try add("t\(i)") }
@@ -131,7 +132,7 @@ final class TasksPointerTests: XCTestCase {
     /// A store started from a kept state goes on from it as one started from its JSON does, and
     /// the kept state is not touched by what the new store does.
     func testStoreFromASharedStateGoesOnFromIt() throws {
-        let kind = try XCTUnwrap(KindRegistry.kind(named: "tasks"))
+        let kind = try XCTUnwrap(KindRegistry.shipped.kind(named: "tasks"))
         let store = try kind.makeStore(state: nil, version: 0, environment: .immediate)
         let adds = (0..<6).map { ActionRecord(type: "tasks/add", payload: .object(["title": .string("t\($0)")]), at: 0, source: .client) }
         let (_, inside) = try store.apply(adds, keepingEvery: 4)

@@ -75,4 +75,26 @@ final class MemoryBudgetTests: XCTestCase {
         XCTAssertEqual(try client.request("POST", "/sessions/\(counters[0].id)/actions", headers: bearer(counters[0].token),
                                           body: #"{"type":"counter/incrTapped"}"#).status, 200)
     }
+
+    /// An event stream that stops reading holds what it was not sent yet; the heartbeat's
+    /// settlement charges it to the budget.
+    func testUnsentEventStreamBytesAreCharged() throws {
+        let fixture = try ServerFixture { $0.memoryBudgetCountsResident = false }
+        let (id, token) = try fixture.createSession(#"{"kind":"tasks"}"#)
+        let stalled = try TestClient(port: fixture.port, receiveBuffer: 4_096)
+        XCTAssertEqual(try stalled.openEvents("/sessions/\(id)/events", headers: bearer(token)).status, 200)
+        let client = try fixture.client()
+        let title = String(repeating: "t", count: 100_000)
+        for _ in 0..<40 {
+            XCTAssertEqual(try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token),
+                                              body: #"{"type":"tasks/add","payload":{"title":"\#(title)"}}"#).status, 200)
+        }
+        let session = try XCTUnwrap(fixture.server.registry.lookup(id))
+        let charged = expectation(for: NSPredicate { _, _ in session.lock.withLock { session.budgetSubscriberBytes } > 100_000 },
+                                  evaluatedWith: nil)
+        wait(for: [charged], timeout: 10)
+        let (held, subscribers) = session.lock.withLock { (session.budgetCharged, session.budgetSubscriberBytes) }
+        XCTAssertGreaterThanOrEqual(held, subscribers)
+        XCTAssertGreaterThanOrEqual(fixture.server.registry.context.memoryBudget.accounted, held)
+    }
 }

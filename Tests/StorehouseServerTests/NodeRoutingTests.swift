@@ -65,7 +65,8 @@ final class NodeRoutingTests: XCTestCase {
     func testAnIdWhoseNodePartCannotBeANodeIsNotFound() throws {
         let fixture = try ServerFixture { $0.nodeID = "web-1" }
         let client = try fixture.client()
-        for id in ["Web-2.\(Self.random22)", "-x.\(Self.random22)", "web-2.", ".\(Self.random22)", "a.b.\(Self.random22)"] {
+        for id in ["Web-2.\(Self.random22)", "-x.\(Self.random22)", "web-2.", ".\(Self.random22)", "a.b.\(Self.random22)",
+                   "web-2.abc", "web-2.\(Self.random22)x"] {
             let response = try client.request("GET", "/sessions/\(id)/state", headers: bearer("x"))
             XCTAssertEqual(response.status, 404, "\(id): \(response.text)")
             XCTAssertEqual(response.json["type"] as? String, "/problems/session-not-found", id)

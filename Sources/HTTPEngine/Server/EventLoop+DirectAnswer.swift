@@ -12,10 +12,10 @@ struct AnswerFraming: Sendable {
 
 /// The states of `Connection.handoff`: `sequence << 4 | close | nudge | state`.
 ///
-/// An answer produced on another thread (the journal's, after a sync) used to be queued for the
-/// connection's loop, which had to wake up, be scheduled and write it. On two cores shared by
-/// the server's loops, its journal writer and the load generator, that wait was 300–460 µs of
-/// a `--fsync always` request's 1.4 ms (BENCHMARKS.md, eleventh session). So the loop lends the
+/// An answer produced on another thread (the journal's, after a sync) would otherwise be queued
+/// for the connection's loop, which has to wake up, be scheduled and write it: on two cores
+/// shared by the server's loops, its journal writer and the load generator, that wait is a large
+/// share of a `--fsync always` request (`bash scripts/bench-fsync.sh` measures it). So the loop lends the
 /// socket to the answering thread while it has nothing of its own to write there:
 ///
 /// - **armed**: the loop dispatched request `sequence`, the handler has not answered, and nothing

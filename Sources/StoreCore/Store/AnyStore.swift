@@ -56,6 +56,10 @@ public protocol StoreKind: Sendable {
     /// Effect-only types.
     var internalActionTypes: [String] { get }
     var initialState: JSONValue { get }
+    /// The JSON Schema of an action type's payload, nil when it takes none.
+    func payloadSchema(of type: String) -> JSONValue?
+    /// The one-off outputs the kind emits.
+    var outputTypes: [OutputType] { get }
     /// `state` nil = the initial state. Throws when `state` does not decode (the error names the path).
     func makeStore(state: JSONValue?, version: Int, environment: EffectEnvironment) throws(StateDecodingError) -> any AnyStore
     /// A store that starts from a kept state: O(1) for a state this kind's store gave.
@@ -67,4 +71,9 @@ extension StoreKind {
     public func makeStore(shared: SharedState, version: Int, environment: EffectEnvironment) throws(StateDecodingError) -> any AnyStore {
         try makeStore(state: shared.jsonValue(), version: version, environment: environment)
     }
+}
+
+extension StoreKind {
+    public func payloadSchema(of type: String) -> JSONValue? { nil }
+    public var outputTypes: [OutputType] { [] }
 }

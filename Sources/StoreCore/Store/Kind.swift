@@ -31,6 +31,8 @@ public struct Kind<State: StoreState, Action: StoreAction>: StoreKind {
     public var actionTypes: [String] { Action.clientTypes }
     public var internalActionTypes: [String] { Action.internalTypes }
     public var initialState: JSONValue { State.initial.jsonValue() }
+    public func payloadSchema(of type: String) -> JSONValue? { Action.payloadSchema(of: type) }
+    public var outputTypes: [OutputType] { Action.outputTypes }
 
     public func makeStore(state: JSONValue?, version: Int, environment: EffectEnvironment) throws(StateDecodingError) -> any AnyStore {
         let initial = try state.map { (json) throws(StateDecodingError) -> State in try State(json: json, path: "") } ?? State.initial

@@ -73,18 +73,7 @@ enum HomePage {
 
                 """
         }
-        return """
-            <!doctype html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="color-scheme" content="light dark">
-            <title>Storehouse</title>
-            <link rel="icon" href="/favicon.svg" type="image/svg+xml">
-            <link rel="stylesheet" href="/inspect.css">
-            </head>
-            <body class="home">
+        return PageShell.document(title: "Storehouse", bodyClass: "home", script: nil, body: """
             <header class="bar">
               <a class="brand" href="/"><span class="logo" aria-hidden="true"></span>Storehouse</a>
               <span class="crumb">\(ServerInfo.version)</span>
@@ -113,10 +102,8 @@ enum HomePage {
                 this address answers JSON with the links.</p>
               </section>
             </main>
-            </body>
-            </html>
 
-            """
+            """)
     }
 
     /// Text as HTML content or a quoted attribute value.

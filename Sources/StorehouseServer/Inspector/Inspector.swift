@@ -41,8 +41,9 @@ struct Inspector: Sendable {
         // The page reads the session from the fragment, which never reaches a server; a query
         // (where a token would land in logs and history) is refused rather than silently dropped.
         if let name = request.queryItems().first?.name {
-            return Problem(400, "unknown-parameter", "\(path) takes no query parameter, and '\(name)' was given; "
-                           + "the inspector reads the session from the fragment: /inspect#id=<id>&token=<token>").response()
+            return Problem(400, "unknown-parameter", "\(path) takes no query parameter, and '\(Problem.quote(name))' was given; "
+                           + "the inspector reads the session from the fragment: /inspect#id=<id>&token=<token>",
+                           extra: [("parameter", .string(Problem.quote(name)))]).response()
         }
         return asset.response(for: request, vary: path == "/" ? "Accept" : nil)
     }

@@ -1,22 +1,10 @@
 /// `GET /inspect`: the inspector page. It holds no script or style of its own (the security
 /// policy allows none inline): `/inspect.js` and `/inspect.css` bring them, from this origin.
 enum InspectorPage {
-    static let html = StaticAsset(contentType: "text/html; charset=utf-8", text: htmlText, extraHeaders: Inspector.pageHeaders)
+    static let html = StaticAsset(contentType: "text/html; charset=utf-8", text: PageShell.document(title: "Storehouse inspector", bodyClass: "inspector", script: "/inspect.js", body: htmlText), extraHeaders: Inspector.pageHeaders)
 
+    /// What the page shows, inside its body.
     private static let htmlText = ##"""
-<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<meta name="referrer" content="no-referrer">
-<title>Storehouse inspector</title>
-<link rel="icon" href="/favicon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/inspect.css">
-<script type="module" src="/inspect.js"></script>
-</head>
-<body class="inspector">
 <header class="bar">
   <a class="brand" href="/"><span class="logo" aria-hidden="true"></span>Storehouse</a>
   <span class="crumb">inspector</span>
@@ -120,7 +108,5 @@ enum InspectorPage {
     </section>
   </div>
 </main>
-</body>
-</html>
 """##
 }

@@ -21,13 +21,15 @@ function el(tag, attributes = {}, ...children) {
 
 const LOG_LIMIT = 1000;        // actions read back when the page opens; older ones stay viewable by version
 const CHILDREN_LIMIT = 500;    // members shown per object or array in the tree
-const PATCH_LIMIT = 100;       // read-back actions whose patch is computed at once (the others on a click)
+const OPEN_LIMIT = 50;         // a container with more members starts closed, so a large state renders fast
+const PATCH_LIMIT = 30;        // read-back actions whose patch is computed at once (the others on a click)
+const PATCH_STATE_BYTES = 32768; // ... when the state is at most this large: each costs two states read back
 
 let kinds = [];
 let session = null;            // { id, token, kind }
-let live = { state: undefined, version: -1, patch: [] };
+let live = { state: undefined, version: -1, patch: [], from: -1 };   // from: the first version the marks cover
 let viewing = null;            // null while following live, else { version, state, patch }
-const collapsed = new Set();   // pointers of the tree's closed nodes, kept across renders
+const toggled = new Map();     // pointer -> open, for the tree's nodes a person opened or closed, kept across renders
 const logged = new Map();      // version -> { li, entry }
 let logStart = 0;              // the log shows the actions after this version
 let backfill = null;
@@ -97,18 +99,27 @@ async function open(id, token) {
   });
 }
 
+// Changes are shown once per frame: a burst of them costs one render of the tree, and the
+// version, the state and the log on the screen always agree with each other.
+let pending = null;
+
 function onEvent(state, event) {
   switch (event.type) {
     case "snapshot":
-      live = { state, version: event.version, patch: [] };
+      flush();
+      live = { state, version: event.version, patch: [], from: event.version };
       showLive();
       if (!viewing) setDiffDefaults(live.version);
       readLog();
       break;
     case "change":
-      live = { state, version: event.version, patch: event.patch };
-      addLogEntry({ version: event.version, ...event.action }, event.patch);
-      showLive();
+      if (!pending) {
+        pending = { entries: [], patch: [], from: event.version };
+        if (document.hidden) setTimeout(flush, 250); else requestAnimationFrame(flush);
+      }
+      pending.entries.push([{ version: event.version, ...event.action }, event.patch]);
+      pending.patch.push(...event.patch);
+      live = { state, version: event.version, patch: pending.patch, from: pending.from };
       break;
     case "output":
       addOutput(event);
@@ -117,6 +128,14 @@ function onEvent(state, event) {
       setStatus(event.status, event.reason);
       break;
   }
+}
+
+function flush() {
+  if (!pending) return;
+  const { entries } = pending;
+  pending = null;
+  for (const [entry, patch] of entries) addLogEntry(entry, patch);
+  showLive();
 }
 
 function setStatus(status, reason = "") {
@@ -143,20 +162,23 @@ function showLive() {
 }
 
 function renderState(state, patch) {
-  $("#state").textContent = JSON.stringify(state, null, 2);
+  renderJSON(state);
   const marks = markedPaths(patch);
   const tree = $("#tree");
   const rows = isContainer(state)
-    ? entriesOf(state).map(([key, value]) => node(key, value, [key], marks))
+    ? entriesOf(state, CHILDREN_LIMIT).map(([key, value]) => node(key, value, [key], marks))
     : [node(null, state, [], marks)];
   if (isContainer(state) && rows.length === 0) rows.push(el("div", { class: "empty" }, Array.isArray(state) ? "[]" : "{}"));
+  if (isContainer(state) && sizeOf(state) > CHILDREN_LIMIT) rows.push(el("div", { class: "more" }, `… ${sizeOf(state) - CHILDREN_LIMIT} more`));
   tree.replaceChildren(...rows);
   const viewed = viewing ? viewing.version : live.version;
   $("#viewing").textContent = viewing ? `version ${viewed}, read-only` : "live";
   $("#viewing").dataset.mode = viewing ? "past" : "live";
   $("#banner").hidden = !viewing;
   $("#tree").classList.toggle("readonly", Boolean(viewing));
-  $("#marks").textContent = patch.length === 0 ? "" : `${patch.length} path${patch.length === 1 ? "" : "s"} changed by version ${viewed}`;
+  const from = !viewing && live.from < viewed ? `versions ${live.from}–${viewed}` : `version ${viewed}`;
+  const paths = marks.touched.size;
+  $("#marks").textContent = patch.length === 0 ? "" : `${paths} path${paths === 1 ? "" : "s"} changed by ${from}`;
 }
 
 /** The pointers a patch touched, and every container on the way to them. */
@@ -176,37 +198,57 @@ function markedPaths(patch) {
   return { touched, within };
 }
 
+/** `#state` is written only while the JSON panel is open: a large state is not stringified on every change. */
+function renderJSON(state) {
+  const panel = $("details.raw");
+  panel.dataset.stale = panel.open ? "" : "1";
+  if (panel.open) $("#state").textContent = JSON.stringify(state, null, 2);
+}
+
 function isContainer(value) { return value !== null && typeof value === "object"; }
-function entriesOf(value) { return Array.isArray(value) ? value.map((item, index) => [index, item]) : Object.entries(value); }
+function sizeOf(value) { return Array.isArray(value) ? value.length : Object.keys(value).length; }
+
+/** The first `limit` members of an object or array as [key, value] pairs. */
+function entriesOf(value, limit = Infinity) {
+  if (Array.isArray(value)) return value.slice(0, limit).map((item, index) => [index, item]);
+  const out = [];
+  for (const key of Object.keys(value)) {
+    if (out.length >= limit) break;
+    out.push([key, value[key]]);
+  }
+  return out;
+}
 
 function node(key, value, tokens, marks) {
   const path = formatPointer(tokens);
   const mark = marks.touched.has(path) ? " touched" : marks.within.has(path) ? " within" : "";
   const label = key === null ? null : el("span", { class: typeof key === "number" ? "key index" : "key" }, String(key));
-  if (!isContainer(value) || entriesOf(value).length === 0) {
+  const size = isContainer(value) ? sizeOf(value) : 0;
+  if (size === 0) {
     return el("div", { class: `leaf${mark}`, "data-path": path }, label, label ? el("span", { class: "colon" }, ": ") : null, scalar(value));
   }
-  const entries = entriesOf(value);
   const array = Array.isArray(value);
   const summary = el("summary", {}, label, label ? el("span", { class: "colon" }, ": ") : null,
     el("span", { class: "brace" }, array ? "[" : "{"),
-    el("span", { class: "count" }, array ? `${entries.length} item${entries.length === 1 ? "" : "s"}` : `${entries.length} key${entries.length === 1 ? "" : "s"}`),
+    el("span", { class: "count" }, array ? `${size} item${size === 1 ? "" : "s"}` : `${size} key${size === 1 ? "" : "s"}`),
     el("span", { class: "brace" }, array ? "]" : "}"));
   const details = el("details", { class: `branch${mark}`, "data-path": path }, summary);
+  // A closed node's members are made when it is first opened.
   const fill = () => {
     if (details.dataset.filled) return;
     details.dataset.filled = "1";
     const children = el("div", { class: "children" });
-    for (const [childKey, childValue] of entries.slice(0, CHILDREN_LIMIT)) {
+    for (const [childKey, childValue] of entriesOf(value, CHILDREN_LIMIT)) {
       children.append(node(childKey, childValue, [...tokens, childKey], marks));
     }
-    if (entries.length > CHILDREN_LIMIT) children.append(el("div", { class: "more" }, `… ${entries.length - CHILDREN_LIMIT} more`));
+    if (size > CHILDREN_LIMIT) children.append(el("div", { class: "more" }, `… ${size - CHILDREN_LIMIT} more`));
     details.append(children);
   };
-  details.open = !collapsed.has(path);
+  details.open = toggled.has(path) ? toggled.get(path) : size <= OPEN_LIMIT;
   if (details.open) fill();
   details.addEventListener("toggle", () => {
-    if (details.open) { collapsed.delete(path); fill(); } else collapsed.add(path);
+    toggled.set(path, details.open);
+    if (details.open) fill();
   });
   return details;
 }
@@ -217,16 +259,15 @@ function scalar(value) {
   return el("span", { class: `value ${type}` }, type === "string" ? JSON.stringify(value) : String(value));
 }
 
+/** Opens or closes every node down to the members the tree shows. */
 function setAllCollapsed(close) {
-  collapsed.clear();
-  if (close) {
-    const walk = (value, tokens) => {
-      if (!isContainer(value)) return;
-      if (tokens.length > 0) collapsed.add(formatPointer(tokens));
-      for (const [key, child] of entriesOf(value).slice(0, CHILDREN_LIMIT)) walk(child, [...tokens, key]);
-    };
-    walk(viewing ? viewing.state : live.state, []);
-  }
+  toggled.clear();
+  const walk = (value, tokens) => {
+    if (!isContainer(value)) return;
+    if (tokens.length > 0) toggled.set(formatPointer(tokens), !close);
+    for (const [key, child] of entriesOf(value, CHILDREN_LIMIT)) walk(child, [...tokens, key]);
+  };
+  walk(viewing ? viewing.state : live.state, []);
   redraw();
 }
 
@@ -325,6 +366,8 @@ function readLog() {
           const oldest = error.problem && error.problem.oldestVersion;
           if (error.status === 404 && Number.isInteger(oldest) && oldest > since) {
             logStart = since = oldest;
+            // Versions before the kept history cannot be viewed: the slider starts at the oldest kept.
+            for (const name of ["at", "version"]) $("#travel").elements[name].min = String(oldest);
             continue;
           }
           break;
@@ -343,6 +386,7 @@ function readLog() {
 
 /** The patches of read-back actions (the log has none): the newest ones, from the states around them. */
 async function fillPatches() {
+  if (JSON.stringify(live.state).length > PATCH_STATE_BYTES) return;
   const missing = [...logged.entries()].filter(([, known]) => !known.patch).map(([version]) => version)
     .sort((a, b) => b - a).slice(0, PATCH_LIMIT);
   const work = async () => {
@@ -357,7 +401,7 @@ async function fillPatches() {
       }
     }
   };
-  await Promise.all([work(), work(), work()]);
+  await Promise.all([work(), work()]);
 }
 
 async function patchOf(version) {
@@ -439,6 +483,8 @@ function kindEntry() {
 /** The payload's JSON Schema when /kinds gives one: undefined when unknown, null when none is taken. */
 function payloadSchema(type) {
   const kind = kindEntry();
+  const listed = (kind.actionTypes || []).find((item) => typeof item === "object" && item && item.type === type);
+  if (listed) return listed.payloadSchema ?? null;
   const described = kind.actions || kind.actionSchemas;
   if (Array.isArray(described)) {
     const action = described.find((item) => item.type === type);
@@ -452,8 +498,13 @@ function payloadSchema(type) {
 function fillDispatch() {
   const form = $("#dispatch");
   const select = form.elements.type;
-  select.replaceChildren(...kindEntry().actionTypes.map((type) => el("option", { value: type }, type)));
+  select.replaceChildren(...actionTypes().map((type) => el("option", { value: type }, type)));
   describePayload();
+}
+
+/** The kind's client action types, whether /kinds lists them as names or as objects with a `type`. */
+function actionTypes() {
+  return (kindEntry().actionTypes || []).map((item) => (typeof item === "string" ? item : item.type)).filter(Boolean);
 }
 
 function describePayload() {
@@ -606,6 +657,7 @@ function bindForms() {
     const form = event.target;
     showDiff(Number(form.elements.from.value), Number(form.elements.to.value));
   });
+  $("details.raw").addEventListener("toggle", () => { if ($("details.raw").open && $("details.raw").dataset.stale) redraw(); });
   $("#expand-all").addEventListener("click", () => setAllCollapsed(false));
   $("#collapse-all").addEventListener("click", () => setAllCollapsed(true));
 }

@@ -60,6 +60,7 @@ h2 { font-size: 1rem; font-weight: 650; letter-spacing: .01em; }
 .status[data-state="ended"], .status[data-state="closed"] { background: var(--bad-soft); color: var(--bad); }
 .status[data-state="idle"] { background: var(--accent-soft); color: var(--muted); }
 @keyframes pulse { 50% { opacity: .35; } }
+.version-box:has(#version:empty) { display: none; }
 .version-box { display: inline-flex; align-items: baseline; gap: .35rem; }
 .version-box .label { color: var(--muted); font-size: 13px; }
 .version-box strong { font: 700 1.35rem/1 var(--mono); font-variant-numeric: tabular-nums; min-width: 2ch; }
@@ -93,7 +94,7 @@ button.primary, .button.primary { background: var(--accent); border-color: var(-
 button.ghost { border-color: transparent; background: transparent; color: var(--muted); font-weight: 500; padding: .25rem .5rem; }
 button.ghost:hover { color: var(--accent); }
 button.link { border: 0; background: none; padding: 0; color: var(--accent); font-weight: 500; font-size: 13px; }
-input, select, textarea { font: inherit; color: var(--text); background: var(--bg); border: 1px solid var(--line); border-radius: 8px; padding: .4rem .55rem; min-width: 0; }
+input, select, textarea { font: inherit; font-weight: 400; color: var(--text); background: var(--bg); border: 1px solid var(--line); border-radius: 8px; padding: .4rem .55rem; min-width: 0; }
 textarea { width: 100%; resize: vertical; min-height: 4.5rem; }
 input:focus, select:focus, textarea:focus, button:focus-visible, summary:focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
 label { display: grid; gap: .3rem; font-size: 13px; font-weight: 600; color: var(--muted); }
@@ -181,7 +182,7 @@ time { color: var(--muted); font: 12px var(--mono); margin-left: auto; }
 .prose h2 { font-size: 1.15rem; margin-bottom: .75rem; }
 .intro p { max-width: 46rem; font-size: 16px; }
 .prose pre { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: .85rem 1rem; overflow-x: auto; }
-.kinds { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fill, minmax(19.5rem, 1fr)); }
+.kinds { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fill, minmax(19.5rem, 1fr)); align-items: start; }
 .kind header { display: flex; align-items: center; justify-content: space-between; gap: .5rem; margin-bottom: .5rem; }
 .kind .button { font-size: 13px; padding: .25rem .6rem; }
 .kind .actions { margin: 0 0 .5rem; padding-left: 1.1rem; }

@@ -51,6 +51,10 @@ enum Recovery {
                     session.settleBudget()  // memory budget: recovered windows count, and shrink past it
                     actions += item.records.count
                     mine.append(session)
+                } catch let error as IncompleteImport {
+                    // Never answered 201: the import is undone, as if it had not begun.
+                    ServerLog.info("session \(item.id) removed: \(error)")
+                    journal.deleteSession(id: item.id)
                 } catch {
                     failures += 1
                     ServerLog.error("session \(item.id) not recovered: \(error); its files are left for inspection")
@@ -76,20 +80,46 @@ enum Recovery {
     /// The stand-in for a session that could not be replayed: its owner (the token in its meta
     /// record) gets 503 `session-damaged` and can `DELETE` it. Nil when the meta record is unusable.
     static func damaged(_ id: String, meta bytes: [UInt8], context: SessionContext) -> Session? {
-        guard let meta = try? SnapshotCoding.decodeMeta(bytes), meta.id == id, let kind = KindRegistry.kind(named: meta.kind),
+        guard let meta = try? SnapshotCoding.decodeMeta(bytes), meta.id == id, let kind = context.kinds.kind(named: meta.kind),
               let store = try? kind.makeStore(state: nil, version: 0, environment: context.effectEnvironment) else { return nil }
-        return Session(id: id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context, damaged: true)
+        return Session(id: id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context, damaged: true,
+                       forkedFrom: meta.forkedFrom)
+    }
+
+    /// An imported session whose import never finished (`ImportedBase`): removed, not served.
+    struct IncompleteImport: Error, CustomStringConvertible {
+        var description: String { "its import did not finish (no snapshot at the imported version)" }
     }
 
     static func rebuild(_ item: RecoveredSession, context: SessionContext) throws -> Session {
         let meta = try SnapshotCoding.decodeMeta(item.meta)
         guard meta.id == item.id else { throw RecoveryError(description: "metadata names session \(meta.id)") }
-        guard let kind = KindRegistry.kind(named: meta.kind) else { throw RecoveryError(description: "unknown kind \(meta.kind)") }
+        if let imported = meta.imported {
+            guard let snapshot = item.snapshot, snapshot.version >= imported.version else { throw IncompleteImport() }
+        }
+        return try rebuild(meta: meta, snapshot: item.snapshot, records: item.records, context: context)
+    }
+
+    /// A session from its metadata record, its newest snapshot and the records after it: what
+    /// recovery reads, and what an import builds before it writes anything.
+    static func rebuild(meta: SnapshotCoding.Meta, snapshot: (version: Int, bytes: [UInt8])?, records journaled: [(version: Int, bytes: [UInt8])],
+                        context: SessionContext) throws -> Session {
+        guard let kind = context.kinds.kind(named: meta.kind) else { throw RecoveryError(description: "unknown kind \(meta.kind)") }
         var state: JSONValue? = meta.state
         var version = 0
         var updatedAt = meta.createdAt
         var idempotency = IdempotencyCache(answerBudget: context.idempotencyAnswerBudget)
-        if let snapshot = item.snapshot {
+        // Actions replayed before the journal's records: an import's log, while no snapshot
+        // after it replaces it.
+        var imported: [ActionRecord] = []
+        if let base = meta.imported, (snapshot?.version ?? base.version) <= base.version {
+            version = base.baseVersion
+            imported = base.actions
+            for (key, entry) in base.idempotency { idempotency.insert(key, entry) }
+            guard version + imported.count == base.version, journaled.first.map({ $0.version == base.version + 1 }) ?? true else {
+                throw RecoveryError(description: "the import's \(imported.count) actions after version \(version) do not reach its version \(base.version)")
+            }
+        } else if let snapshot {
             let decoded = try SnapshotCoding.decode(snapshot.bytes)
             state = decoded.state
             version = decoded.version
@@ -105,15 +135,15 @@ enum Recovery {
         // snapshot) keeps the base's inputs unless a replayed action started it again.
         var replayedEffects: [String: PendingEffect] = [:]
         for effect in store.interruptedEffects() { if let id = effect.id { replayedEffects[id] = effect } }
-        var records: [ActionRecord] = []
-        records.reserveCapacity(item.records.count)
+        var records: [ActionRecord] = imported
+        records.reserveCapacity(imported.count + journaled.count)
         // The keys the records set, in the order they were set live (the cache evicts by it): the
         // refusals a record carries were kept before its request's mark. A refusal two appends in
         // flight both carried, or a snapshot and a record, is the same entry: it keeps its first place.
         var keys: [(key: String, entry: IdempotencyCache.Entry)] = []
-        for (offset, record) in item.records.enumerated() {
-            guard record.version == version + offset + 1 else {
-                throw RecoveryError(description: "record \(record.version) follows version \(version + offset)")
+        for (offset, record) in journaled.enumerated() {
+            guard record.version == version + imported.count + offset + 1 else {
+                throw RecoveryError(description: "record \(record.version) follows version \(version + imported.count + offset)")
             }
             let (action, mark, refusals) = try RecordCoding.decodeJournalRecord(record.bytes)
             records.append(action)
@@ -154,7 +184,10 @@ enum Recovery {
                kept.firstVersion == entry.firstVersion, kept.createdAt == entry.createdAt { continue }
             idempotency.insert(key, entry)
         }
-        let session = Session(id: meta.id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context)
+        let session = Session(id: meta.id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context,
+                              forkedFrom: meta.forkedFrom, ttlSeconds: meta.ttlSeconds)
+        // The clock goes on from the last action: it is durable, and a restart never resets it.
+        session.lifetime.touch(updatedAt)
         session.restore(changes: changes, baseVersion: version, baseState: base, keptAlong: keptAlong,
                         updatedAt: updatedAt, idempotency: idempotency, replayedEffects: replayedEffects)
         return session

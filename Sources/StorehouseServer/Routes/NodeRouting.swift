@@ -26,7 +26,10 @@ struct NodeRouting: Sendable {
     /// hold it. RFC 9110 §15.5.20: 421 says this server cannot answer for the target URI, so a
     /// proxy's routing mistake is visible as such rather than as a missing session.
     func misdirection(for id: String) -> Problem? {
-        guard let dot = id.utf8.firstIndex(of: UInt8(ascii: ".")), Secrets.isWellFormedID(id) else { return nil }
+        // Only an id this server's kind could have made (a node id, a dot, 22 characters) is
+        // another node's; anything else is no session anywhere, 404 as usual.
+        guard let dot = id.utf8.firstIndex(of: UInt8(ascii: ".")), Secrets.isWellFormedID(id),
+              id.utf8.distance(from: dot, to: id.utf8.endIndex) == 23 else { return nil }
         let named = String(id[..<dot])
         guard named != node else { return nil }
         let here = node.map { "this is node '\($0)'" } ?? "this server has no node id"
@@ -40,9 +43,11 @@ struct NodeRouting: Sendable {
     /// §15.5.6): no node would serve it.
     func misdirection(route: Metrics.Route, method: String, id: String) -> Problem? {
         switch route {
-        case .session, .state, .actions, .events:
+        case .session, .state, .actions, .events, .export:
             guard let problem = misdirection(for: id) else { return nil }
-            return Endpoint(route: route, method: method == "HEAD" ? "GET" : method) != nil ? problem : nil
+            // Every method the route serves, OPTIONS (a preflight) included.
+            let served = method == "OPTIONS" || Endpoint(route: route, method: method == "HEAD" ? "GET" : method) != nil
+            return served ? problem : nil
         default:
             return nil
         }

@@ -19,8 +19,9 @@ struct ReplayPlan {
 }
 
 /// What an applied request still owes once its actions are durable: publication, its
-/// answer, its effects, and the bookkeeping a refused request must not leave behind.
-struct PendingAppend: Sendable {
+/// answer, its effects, and the bookkeeping a refused request must not leave behind. A class:
+/// the journal's completion and the machine's commands refer to it without copying its fields.
+final class PendingAppend: Sendable {
     let request: RequestID
     let first: Int
     let last: Int
@@ -32,7 +33,23 @@ struct PendingAppend: Sendable {
     let at: Int64
     let reply: @Sendable (HTTPResponse) -> Void
     /// The kept refusals its last record carries to the journal.
-    var carriedRefusals: [String] = []
+    let carriedRefusals: [String]
+
+    init(request: RequestID, first: Int, last: Int, outputs: [(Int, StoreOutput)], idempotencyKey: String?, answer: HTTPResponse,
+         effects: [PendingEffect], source: ActionSource, at: Int64, reply: @escaping @Sendable (HTTPResponse) -> Void,
+         carriedRefusals: [String] = []) {
+        self.request = request
+        self.first = first
+        self.last = last
+        self.outputs = outputs
+        self.idempotencyKey = idempotencyKey
+        self.answer = answer
+        self.effects = effects
+        self.source = source
+        self.at = at
+        self.reply = reply
+        self.carriedRefusals = carriedRefusals
+    }
 }
 
 /// An append the journal answered, waiting to be settled with the rest of its group.
@@ -202,11 +219,12 @@ extension Session {
                                                   minimal: submission.minimal, createdAt: now, response: answer, durable: false))
         }
         settleBudgetLocked()  // memory budget: the history and answers this write added
-        var pending = PendingAppend(request: request, first: first, last: last, outputs: changes.flatMap { change in change.outputs.map { (change.version, $0) } },
-                                    idempotencyKey: mark?.key, answer: answer, effects: effects,
-                                    source: records[0].source, at: lastActionAt, reply: reply)
-
         let inline = context.log.completesInline
+        let carried = inline || refusalsToJournal.isEmpty ? (keys: [], refusals: []) : refusalsToCarryLocked()
+        let pending = PendingAppend(request: request, first: first, last: last, outputs: changes.flatMap { change in change.outputs.map { (change.version, $0) } },
+                                    idempotencyKey: mark?.key, answer: answer, effects: effects,
+                                    source: records[0].source, at: lastActionAt, reply: reply, carriedRefusals: carried.keys)
+
         var applied = feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: inline))
         var epoch = 0
         for case .append(_, let appendEpoch) in applied { epoch = appendEpoch }
@@ -216,8 +234,6 @@ extension Session {
             lock.unlock()
             return after.run(self)
         }
-        let carried = refusalsToJournal.isEmpty ? (keys: [], refusals: []) : refusalsToCarryLocked()
-        pending.carriedRefusals = carried.keys
         let journalRecords = changes.enumerated().map { index, change in
             let isLast = index == changes.count - 1
             return (version: change.version,

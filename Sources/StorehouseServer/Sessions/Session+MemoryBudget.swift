@@ -14,17 +14,19 @@ extension Session {
         return budget.shouldShrink ? min(context.historyBytes, budget.historyShare) : context.historyBytes
     }
 
-    /// What the budget counts for this session now.
-    func heldBytesLocked() -> Int {
-        var bytes = MemoryBudget.sessionOverhead + history.bytes + keptStates.bytes + machine.ledger.answerBytes
-        bytes += cachedState?.response.body.count ?? 0
-        for subscriber in subscribers.values { bytes += subscriber.stream.pendingBytes }
-        return bytes
+    /// What the budget counts for this session now; the subscribers' unsent bytes as of the last
+    /// `countingSubscribers` settlement (the heartbeat's), or counted now.
+    func heldBytesLocked(countingSubscribers: Bool = false) -> Int {
+        if countingSubscribers {
+            budgetSubscriberBytes = subscribers.values.reduce(0) { $0 + $1.stream.pendingBytes }
+        }
+        return MemoryBudget.sessionOverhead + history.bytes + keptStates.bytes + machine.ledger.answerBytes
+            + (cachedState?.response.body.count ?? 0) + budgetSubscriberBytes
     }
 
     /// Charges what changed since the last settlement; first shrinks the windows when the
-    /// budget asks for it.
-    func settleBudgetLocked() {
+    /// budget asks for it. `countingSubscribers`: walk the event streams too (once a second).
+    func settleBudgetLocked(countingSubscribers: Bool = false) {
         let budget = context.memoryBudget
         if deleted {
             budget.settle(&budgetCharged, holding: 0)
@@ -34,11 +36,11 @@ extension Session {
             machine.ledger.letGoOfAnswers()
             if history.bytes > budget.historyShare { trimHistoryLocked() }
         }
-        budget.settle(&budgetCharged, holding: heldBytesLocked())
+        budget.settle(&budgetCharged, holding: heldBytesLocked(countingSubscribers: countingSubscribers))
     }
 
     /// The once-a-second settlement, from the heartbeat.
     func settleBudget() {
-        lock.withLock { settleBudgetLocked() }
+        lock.withLock { settleBudgetLocked(countingSubscribers: true) }
     }
 }

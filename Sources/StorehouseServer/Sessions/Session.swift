@@ -24,6 +24,10 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// Set for a session whose journal could not be replayed at start: it answers its owner
     /// 503 `session-damaged` (and `DELETE`), rather than 404 as if it had never existed.
     let damaged: Bool
+    /// The session and version this one was forked from, nil for one created otherwise.
+    let forkedFrom: ForkOrigin?
+    /// Its `ttlSeconds` and last activity.
+    let lifetime: SessionLifetime
 
     let lock = SessionLock()
     /// The token, once a request proved it: a heap buffer (byte count, then the bytes) published
@@ -102,10 +106,15 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var changeBytesSinceKeptState = 0
     /// What this session is charged for in the memory budget (`Session+MemoryBudget.swift`).
     var budgetCharged = 0
+    /// Unsent bytes of this session's event streams at the last heartbeat's settlement: a write
+    /// does not walk thousands of subscribers to charge them.
+    var budgetSubscriberBytes = 0
 
     init(id: String, kind: any StoreKind, tokenHash: [UInt8], createdAt: Int64, store: any AnyStore, context: SessionContext,
-         damaged: Bool = false) {
+         damaged: Bool = false, forkedFrom: ForkOrigin? = nil, ttlSeconds: Int = 0) {
         self.id = id
+        self.forkedFrom = forkedFrom
+        lifetime = SessionLifetime(ttlSeconds: ttlSeconds, lastActivity: createdAt)
         self.damaged = damaged
         self.kind = kind
         self.tokenHash = tokenHash
@@ -196,7 +205,10 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         return fresh
     }
 
-    /// `{"id","kind","version","createdAt","updatedAt","subscribers"}`, as of the newest durable
+    /// The newest durable version, taken under the lock.
+    func durableVersionNow() -> Int { lock.withLock { durableVersion } }
+
+    /// `{"id","kind","version","createdAt","updatedAt","expiresAt","subscribers","resident","forkedFrom"?}`, as of the newest durable
     /// version (see `answerWhenDurable`).
     func metadataJSON() -> [UInt8] {
         lock.withLock {
@@ -207,7 +219,19 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
             out += Array(Timestamp.iso8601(millis: createdAt).utf8)
             out += Array(#"","updatedAt":""#.utf8)
             out += Array(Timestamp.iso8601(millis: updatedAt).utf8)
-            out += Array(#"","subscribers":\#(subscribers.count)}"#.utf8)
+            out += Array(#"","expiresAt":"#.utf8)
+            if let expiresAt = lifetime.expiresAt {
+                out.append(UInt8(ascii: "\""))
+                Timestamp.append(millis: expiresAt, to: &out)
+                out.append(UInt8(ascii: "\""))
+            } else {
+                out += Array("null".utf8)
+            }
+            out += Array(#","subscribers":\#(subscribers.count),"resident":true"#.utf8)
+            if let forkedFrom {
+                out += Array(#","forkedFrom":"#.utf8) + forkedFrom.json.encoded()
+            }
+            out.append(UInt8(ascii: "}"))
             return out
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import StoreCore
+import StoreKinds
 
 /// What every session shares: settings, the log, metrics and the clock.
 struct SessionContext: Sendable {
@@ -39,10 +40,13 @@ struct SessionContext: Sendable {
     /// This node's id: what new session ids start with (`NodeRouting`).
     let routing: NodeRouting
     let now: @Sendable () -> Int64
+    /// The kinds sessions can be created with and recovered as.
+    let kinds: KindRegistry
 
     init(configuration: ServerConfiguration, log: any SessionLog, metrics: Metrics, gauges: Gauges,
          effectEnvironment: EffectEnvironment, fanOutQueue: DispatchQueue = .global(qos: .userInitiated),
-         readiness: Readiness = Readiness(), now: @escaping @Sendable () -> Int64 = SessionContext.wallClock) {
+         readiness: Readiness = Readiness(), now: @escaping @Sendable () -> Int64 = SessionContext.wallClock,
+         kinds: KindRegistry = .shipped) {
         history = configuration.history
         subscriberBufferBytes = configuration.subscriberBufferBytes
         keepEvery = max(1, min(1_000, configuration.history / 10))
@@ -66,6 +70,7 @@ struct SessionContext: Sendable {
         self.readiness = readiness
         routing = NodeRouting(node: configuration.nodeID)
         self.now = now
+        self.kinds = kinds
     }
 
     /// Milliseconds since the Unix epoch.

@@ -1,5 +1,6 @@
 import Foundation
 import StoreCore
+import StoreKinds
 @testable import StorehouseServer
 import XCTest
 
@@ -9,13 +10,13 @@ final class ServerFixture {
     var port: Int { server.port }
 
     init(_ configure: (inout ServerConfiguration) -> Void = { _ in }, environment: EffectEnvironment = .immediate,
-         fanOutQueue: DispatchQueue = .global(), log: (any SessionLog)? = nil) throws {
+         fanOutQueue: DispatchQueue = .global(), log: (any SessionLog)? = nil, kinds: KindRegistry = .shipped) throws {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.inMemory = true
         configuration.accessLog = false
         configure(&configuration)
-        server = try Storehouse(configuration: configuration, effectEnvironment: environment, fanOutQueue: fanOutQueue, log: log)
+        server = try Storehouse(configuration: configuration, effectEnvironment: environment, fanOutQueue: fanOutQueue, log: log, kinds: kinds)
         try server.start()
     }
 

@@ -1,7 +1,9 @@
+// Only where a library can import XCTest (the other helpers of StoreTesting need nothing of it).
+#if canImport(XCTest)
 import Dispatch
 import Synchronization
 import XCTest
-@testable import StoreCore
+import StoreCore
 
 /// An exhaustive test harness in the spirit of TCA's TestStore.
 ///
@@ -11,19 +13,33 @@ import XCTest
 /// injected environment; each action they send must then be `receive`d in order, and
 /// `finish()` fails on any that were not.
 ///
-///     let store = TestStore(initialState: CounterAppState(), reducer: counterAppReducer)
-///     store.send(.counter(.incrTapped)) { $0.count = 1 }
-final class TestStore<State: StoreState & Equatable, Action: StoreAction & Equatable> {
-    let store: Store<State, Action>
-    private(set) var expected: State
+/// ```swift
+/// import StoreTesting
+/// import XCTest
+///
+/// final class CounterTests: XCTestCase {
+///     func testIncrement() {
+///         let store = TestStore(initialState: CounterAppState(), reducer: counterAppReducer)
+///         store.send(.counter(.incrTapped)) { $0.count = 1 }
+///     }
+/// }
+/// ```
+public final class TestStore<State: StoreState & Equatable, Action: StoreAction & Equatable> {
+    /// The store under test (its `state` and `version` are the real ones).
+    public let store: Store<State, Action>
+    /// The state the test expects, as the `update` closures built it.
+    public private(set) var expected: State
     private var queue: [Action] = []
-    var environment: EffectEnvironment
+    /// What effects run with (`.immediate` unless given: no sleeps, fixed tokens).
+    public var environment: EffectEnvironment
     /// The `at` stamp of the next action.
-    var now: Int64
+    public var now: Int64
     private let file: StaticString
     private let line: UInt
 
-    init(initialState: State = .initial, reducer: Reducer<State, Action>, environment: EffectEnvironment = .immediate,
+    /// A store at `initialState` whose effects run on `environment`, each action stamped `now`,
+    /// `now + 1`, ….
+    public init(initialState: State = .initial, reducer: Reducer<State, Action>, environment: EffectEnvironment = .immediate,
          now: Int64 = 1_763_755_301_123, file: StaticString = #filePath, line: UInt = #line) {
         self.store = Store(kind: "test", state: initialState, reducer: reducer, environment: environment)
         self.expected = initialState
@@ -40,7 +56,7 @@ final class TestStore<State: StoreState & Equatable, Action: StoreAction & Equat
     }
 
     /// Sends a client action; `update` turns the previous expected state into the expected one.
-    func send(_ action: Action, outputs: [StoreOutput] = [], file: StaticString = #filePath, line: UInt = #line,
+    public func send(_ action: Action, outputs: [StoreOutput] = [], file: StaticString = #filePath, line: UInt = #line,
               _ update: (inout State) -> Void = { _ in }) {
         // Like TCA, a client may act while effect actions are still in flight; they must
         // still be received (or `finish`/deinit fails).
@@ -48,7 +64,7 @@ final class TestStore<State: StoreState & Equatable, Action: StoreAction & Equat
     }
 
     /// Receives the next action an effect sent, which must equal `action`.
-    func receive(_ action: Action, outputs: [StoreOutput] = [], file: StaticString = #filePath, line: UInt = #line,
+    public func receive(_ action: Action, outputs: [StoreOutput] = [], file: StaticString = #filePath, line: UInt = #line,
                  _ update: (inout State) -> Void = { _ in }) {
         guard !queue.isEmpty else {
             XCTFail("expected to receive \(action), but no effect action is pending", file: file, line: line)
@@ -60,7 +76,7 @@ final class TestStore<State: StoreState & Equatable, Action: StoreAction & Equat
     }
 
     /// Sends an action the reducer must refuse with `error`, leaving state and version untouched.
-    func send(_ action: Action, refusedWith expectedError: ActionError, file: StaticString = #filePath, line: UInt = #line) {
+    public func send(_ action: Action, refusedWith expectedError: ActionError, file: StaticString = #filePath, line: UInt = #line) {
         let before = store.state.jsonBytes()
         let version = store.version
         do {
@@ -76,7 +92,7 @@ final class TestStore<State: StoreState & Equatable, Action: StoreAction & Equat
     }
 
     /// Fails if effect actions are still waiting to be received.
-    func finish(file: StaticString = #filePath, line: UInt = #line) {
+    public func finish(file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertTrue(queue.isEmpty, "unreceived effect actions: \(queue)", file: file, line: line)
         queue.removeAll()
     }
@@ -126,3 +142,4 @@ final class TestStore<State: StoreState & Equatable, Action: StoreAction & Equat
 
     private func text(_ s: State) -> String { String(decoding: s.jsonBytes(), as: UTF8.self) }
 }
+#endif
