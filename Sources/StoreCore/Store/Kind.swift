@@ -39,6 +39,11 @@ public struct Kind<State: StoreState, Action: StoreAction>: StoreKind {
         return factory(initial, version, environment)
     }
 
+    public func makeStore(shared: SharedState, version: Int, environment: EffectEnvironment) throws(StateDecodingError) -> any AnyStore {
+        if let state = shared.state(as: State.self) { return factory(state, version, environment) }
+        return try makeStore(state: shared.jsonValue(), version: version, environment: environment)
+    }
+
     /// The typed store (tests, benchmarks).
     public func makeTypedStore(state: JSONValue? = nil, version: Int = 0, environment: EffectEnvironment = .live) throws(StateDecodingError) -> Store<State, Action> {
         let initial = try state.map { (json) throws(StateDecodingError) -> State in try State(json: json, path: "") } ?? State.initial

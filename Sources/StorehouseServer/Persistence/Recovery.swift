@@ -127,6 +127,8 @@ enum Recovery {
             for (key, entry) in decoded.idempotency { idempotency.insert(key, entry) }
         }
         let store = try kind.makeStore(state: state, version: version, environment: context.effectEnvironment)
+        // The state replay starts from, kept as it is (O(1)) before the records change the store.
+        let base = store.sharedState()
         // The newest job of each name that the replay starts from or goes through: what an
         // interrupted request runs again (`AnyStore.interruptedEffects`). A request the base state
         // already waits for (a session created from such a state, or one in flight at the
@@ -155,22 +157,24 @@ enum Recovery {
         // have been live: without them, once the records outnumber `--history`, the window starts
         // after the base and none of its versions but the head could be rebuilt.
         var changes: [Change] = []
-        var keptAlong: [(version: Int, bytes: [UInt8])] = []
-        var keptBytes = 0
+        var keptAlong: [(version: Int, state: SharedState, weight: Int)] = []
+        var keptWeight = 0
         let head = version + records.count
         var start = 0
         while start < records.count {
             let point = ((version + start) / context.keepEvery + 1) * context.keepEvery
             let end = min(records.count, point - version)
-            changes += try store.apply(Array(records[start..<end]))
+            let run = try store.apply(Array(records[start..<end]))
+            changes += run
             for effect in store.takePendingEffects() { if let id = effect.id { replayedEffects[id] = effect } }
             // Only points the window (`--history` back from the head) can start from are kept,
             // and no more of them than the kept states' budget holds (the session keeps no more).
             if end < records.count, point >= head - context.history - context.keepEvery {
-                let bytes = store.encodeState()
-                keptAlong.append((point, bytes))
-                keptBytes += bytes.count
-                while keptBytes > context.keptStateBudget, keptAlong.count > 1 { keptBytes -= keptAlong.removeFirst().bytes.count }
+                // As the live session weighs them: the actions since the state before.
+                let weight = run.reduce(0) { $0 + Session.changeWeight($1.patch) }
+                keptAlong.append((point, store.sharedState(), weight))
+                keptWeight += weight
+                while keptWeight > context.keptStateBudget, keptAlong.count > 1 { keptWeight -= keptAlong.removeFirst().weight }
             }
             start = end
         }
@@ -184,7 +188,7 @@ enum Recovery {
                               forkedFrom: meta.forkedFrom, ttlSeconds: meta.ttlSeconds)
         // The clock goes on from the last action: it is durable, and a restart never resets it.
         session.lifetime.touch(updatedAt)
-        session.restore(changes: changes, baseVersion: version, baseState: state, keptAlong: keptAlong,
+        session.restore(changes: changes, baseVersion: version, baseState: base, keptAlong: keptAlong,
                         updatedAt: updatedAt, idempotency: idempotency, replayedEffects: replayedEffects)
         return session
     }
@@ -207,7 +211,7 @@ extension Session {
 
     /// Installs what recovery replayed: the history after the snapshot and the idempotency window.
     /// `keptAlong`: states at versions between the base and the head, in order, kept on the way.
-    func restore(changes: [Change], baseVersion: Int, baseState: JSONValue?, keptAlong: [(version: Int, bytes: [UInt8])] = [],
+    func restore(changes: [Change], baseVersion: Int, baseState: SharedState, keptAlong: [(version: Int, state: SharedState, weight: Int)] = [],
                  updatedAt: Int64, idempotency: IdempotencyCache, replayedEffects: [String: PendingEffect] = [:]) {
         lock.withLock {
             self.replayedEffects = replayedEffects
@@ -217,24 +221,21 @@ extension Session {
             var after = Afterwards()
             runLocked(&commands, pending: nil, into: &after)
             if !changes.isEmpty {
-                // The base the journal replayed from is what time travel replays from, in the
-                // kind's own key order (the same state always serializes to the same bytes).
+                // The base the journal replayed from is what time travel replays from.
                 keptStates = KeptStates(byteBudget: context.keptStateBudget)
-                if let base = try? kind.makeStore(state: baseState, version: baseVersion, environment: context.effectEnvironment) {
-                    keptStates.add(version: baseVersion, bytes: base.encodeState())
-                }
+                keptStates.add(version: baseVersion, state: baseState, weight: 0)
                 // Past the byte budget the window starts later than the base: keep the state there
                 // (a replay of the records before it), so every version after it can be rebuilt.
                 if let start = history.versionToDropThrough(toFit: historyByteLimitLocked), start > baseVersion, start < store.version,
                    let plan = try? replayPlanLocked(to: start), let rebuilt = try? replay(plan) {
-                    keptStates.add(version: start, bytes: rebuilt.encodeState())
+                    keptStates.add(version: start, state: rebuilt.sharedState(), weight: 0)
                 }
                 // After the states above (adding a state drops the newer ones), in order.
                 let newest = keptStates.states.last?.version ?? baseVersion
                 for kept in keptAlong where kept.version > newest && kept.version < store.version {
-                    keptStates.add(version: kept.version, bytes: kept.bytes)
+                    keptStates.add(version: kept.version, state: kept.state, weight: kept.weight)
                 }
-                keptStates.add(version: store.version, bytes: store.encodeState())
+                keptStates.add(version: store.version, state: store.sharedState(), weight: 0)
             }
             trimHistoryLocked()
             self.updatedAt = updatedAt

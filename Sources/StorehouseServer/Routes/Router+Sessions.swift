@@ -146,18 +146,22 @@ extension Router {
             // thread, so the other connections of this loop are not held up meanwhile.
             let pointer = pointer, pointerText = pointerText
             DispatchQueue.global().async {
-                let stateBytes: [UInt8]
-                do throws(Problem) { stateBytes = try session.state(at: version) } catch {
-                    exchange.send(error)
-                    return
-                }
                 guard let pointer else {
+                    let stateBytes: [UInt8]
+                    do throws(Problem) { stateBytes = try session.state(at: version) } catch {
+                        return exchange.send(error)
+                    }
                     return Self.sendUnlessNotModified(JSONAnswer.state(version: version, state: stateBytes), of: version, ifNoneMatch, exchange)
                 }
-                guard let range = JSONPointer.locate(pointer.tokens[...], in: stateBytes) else {
+                // Only the value at the path is encoded, not the state around it.
+                let value: [UInt8]?
+                do throws(Problem) { value = try session.value(at: version, pointer: pointer) } catch {
+                    return exchange.send(error)
+                }
+                guard let value else {
                     return exchange.send(Problem(404, "path-not-found", "nothing is at '\(Problem.quote(pointerText))' in the state at version \(version)"))
                 }
-                Self.sendUnlessNotModified(Self.pointerAnswer(version: version, path: pointerText, value: stateBytes[range]), of: version, ifNoneMatch, exchange)
+                Self.sendUnlessNotModified(Self.pointerAnswer(version: version, path: pointerText, value: value), of: version, ifNoneMatch, exchange)
             }
         } else if let pointer {
             let pointerText = pointerText

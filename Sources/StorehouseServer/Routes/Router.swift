@@ -442,7 +442,13 @@ final class Router: HTTPHandler {
             }
             out.append(UInt8(ascii: "}"))
         }
-        out += Array("]}".utf8)
+        out += Array(#"],"preferMinimal":"#.utf8)
+        out += JSONValue.string(Self.preferMinimalHint).encoded()
+        out.append(UInt8(ascii: "}"))
         return out
     }
+
+    /// When to ask for `Prefer: return=minimal`, in `/kinds`: the default answer of a POST is the
+    /// whole state (docs/API.md), whose cost grows with the state while the patch's does not.
+    static let preferMinimalHint = "POST /sessions/{id}/actions answers with the whole state unless the request sends Prefer: return=minimal, which answers with the patch of its actions instead: its size follows the change, not the state. Send it once a state holds more than a few thousand entities (a tasks session): the whole state then costs its full size to encode and send on every action, the patch a few dozen bytes."
 }

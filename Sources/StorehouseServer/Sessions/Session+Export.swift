@@ -19,7 +19,7 @@ extension Session {
         let entries = base.version < head ? history.entries((base.version + 1)...head) : []
         guard entries.count == head - base.version else { throw SessionProblems.versionGone(base.version, oldest: oldestVersionLocked) }
         var out: [UInt8] = []
-        out.reserveCapacity(256 + base.bytes.count + entries.count * 96)
+        out.reserveCapacity(256 + entries.count * 96)
         out += Array(#"{"format":"\#(SessionExport.format)","id":"#.utf8)
         out += JSONValue.string(id).encoded()
         out += Array(#","kind":"#.utf8)
@@ -29,7 +29,7 @@ extension Session {
         out += Array(#"","ttlSeconds":\#(lifetime.ttlSeconds > 0 ? String(lifetime.ttlSeconds) : "null"),"tokenHash":""#.utf8)
         out += Array(Secrets.hex(tokenHash).utf8)
         out += Array(#"","baseVersion":\#(base.version),"state":"#.utf8)
-        out += base.bytes
+        base.state.encode(into: &out)
         out += Array(#","actions":["#.utf8)
         for (index, entry) in entries.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }

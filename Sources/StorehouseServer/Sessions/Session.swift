@@ -97,8 +97,17 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// `history.droppedBytes` when that snapshot was taken: what left the window since is on
     /// disk only, and past `snapshotBytes` it is worth a snapshot to compact.
     var droppedBytesAtSnapshot = 0
+    /// The weight of the actions applied since the last journal snapshot was taken.
+    var bytesSinceJournalSnapshot = 0
+    /// The size of the last journal snapshot, once it is encoded (on another thread): the next
+    /// waits until the actions since weigh a quarter of it, so a big state's snapshots cost
+    /// O(1) per action byte however big the state grows.
+    let journalSnapshotBytes = Atomic<Int>(0)
     /// The weight of the actions applied since the newest kept state (see `keepStateIfDueLocked`).
     var bytesSinceKeptState = 0
+    /// The weight of the changes since the newest kept state (`changeWeight`): roughly what a
+    /// state kept now holds that the one before it does not, its weight in `keptStates`.
+    var changeBytesSinceKeptState = 0
     /// What this session is charged for in the memory budget (`Session+MemoryBudget.swift`).
     var budgetCharged = 0
     /// Unsent bytes of this session's event streams at the last heartbeat's settlement: a write
@@ -122,7 +131,7 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         history = ActionHistory(capacity: context.history + context.keepEvery)
         keptStates = KeptStates(byteBudget: context.keptStateBudget)
         machine = SessionMachine(version: store.version, ledger: IdempotencyCache(answerBudget: context.idempotencyAnswerBudget))
-        keptStates.add(version: store.version, bytes: store.encodeState())
+        keptStates.add(version: store.version, state: store.sharedState(), weight: 0)
     }
 
     deinit {
