@@ -138,6 +138,7 @@ def main():
     process = start(args.bin, directory, port, args.after, admin)
     stop = threading.Event()
     try:
+        empty = rss_mib(process.pid)
         sessions, lock, workers = [], threading.Lock(), 4
         started = time.time()
         threads = [threading.Thread(target=create, args=(port, args.sessions // workers, sessions, lock)) for _ in range(workers)]
@@ -152,7 +153,7 @@ def main():
         busy.start()
         wait_until(port, "storehouse_sessions_resident", lambda v: v <= args.active)
         time.sleep(1.5)  # one more sweep: its malloc_trim returns what the last unloads freed
-        print(f"memory: {all_resident:.0f} MiB with all {len(sessions)} in memory, "
+        print(f"memory: {empty:.0f} MiB empty, {all_resident:.0f} MiB with all {len(sessions)} in memory, "
               f"{rss_mib(process.pid):.0f} MiB with {metric(port, 'storehouse_sessions_resident')} resident")
 
         # First requests to hibernated sessions (a load each) against second ones, interleaved.

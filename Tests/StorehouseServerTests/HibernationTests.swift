@@ -35,7 +35,10 @@ final class HibernationTests: XCTestCase {
         let log = try client.request("GET", "/sessions/\(id)/actions", headers: bearer(token)).text
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)", headers: bearer(token)).json["resident"] as? Bool, true)
 
+        weak var unloaded = fixture.server.registry.all.first
+        XCTAssertNotNil(unloaded)
         try waitForMetric(fixture, "storehouse_session_hibernations_total", atLeast: 1)
+        XCTAssertNil(unloaded, "nothing holds a hibernated session's memory")
         XCTAssertEqual(try metric(fixture, "storehouse_sessions_resident"), 0)
         XCTAssertEqual(try metric(fixture, "storehouse_sessions"), 1, "a hibernated session is still held")
         let listed = try XCTUnwrap(try client.request("GET", "/sessions", headers: bearer(Self.admin)).json["sessions"] as? [[String: Any]])
