@@ -77,6 +77,33 @@ final class HibernationTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state", headers: bearer(token)).json["version"] as? Int, 6)
     }
 
+    func testARestartRegistersIdleSessionsHibernatedAndLoadsThemOnRequest() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var id = "", token = "", state = "", log = ""
+        do {
+            let fixture = try diskFixture(directory) { $0.hibernateAfterSeconds = 0 }
+            (id, token) = try fixture.createSession()
+            let client = try fixture.client()
+            try client.incrementCounter(id, token, times: 3)
+            state = try client.request("GET", "/sessions/\(id)/state", headers: bearer(token)).text
+            log = try client.request("GET", "/sessions/\(id)/actions", headers: bearer(token)).text
+        }
+        // Idle for longer than --hibernate-after-s by the time the next server starts.
+        usleep(1_100_000)
+        let fixture = try diskFixture(directory)
+        XCTAssertEqual(try metric(fixture, "storehouse_sessions_resident"), 0, "recovery rebuilt nothing")
+        XCTAssertEqual(try metric(fixture, "storehouse_sessions"), 1)
+        let listed = try XCTUnwrap(try fixture.client().request("GET", "/sessions", headers: bearer(Self.admin)).json["sessions"] as? [[String: Any]])
+        XCTAssertEqual(listed.first?["resident"] as? Bool, false)
+        XCTAssertEqual(listed.first?["version"] as? Int, 3)
+        let client = try fixture.client()
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state", headers: bearer(token)).text, state)
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)/actions", headers: bearer(token)).text, log)
+        XCTAssertEqual(try metric(fixture, "storehouse_session_loads_total"), 1)
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)", headers: bearer("wrong-token")).status, 401)
+    }
+
     func testAnEventStreamKeepsItsSessionResident() throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

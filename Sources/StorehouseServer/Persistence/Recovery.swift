@@ -12,7 +12,8 @@ import Synchronization
 /// Only an effect cut short by the crash (its answer never journaled) runs again, per `Kind.resume`.
 enum Recovery {
     struct Report {
-        var sessions = 0, actions = 0, failures = 0
+        /// `hibernated`: of `sessions`, those registered without being rebuilt.
+        var sessions = 0, actions = 0, failures = 0, hibernated = 0
         /// Time spent reading and checking the files, before any replay.
         var readSeconds = 0.0
     }
@@ -37,15 +38,25 @@ enum Recovery {
         // (the registry counts them again as it adopts them).
         registry.context.memoryBudget.sessions.add(sessions.count, ordering: .relaxed)
         defer { registry.context.memoryBudget.sessions.subtract(sessions.count, ordering: .relaxed) }
-        let results = Mutex<(sessions: [Session], actions: Int, failures: Int)>(([], 0, 0))
+        // Sessions idle for longer than `--hibernate-after-s` are registered hibernated, not
+        // rebuilt: memory at start follows the sessions in use (their next request loads them).
+        let context = registry.context
+        let idleBefore: Int64? = context.hibernateAfterMillis > 0 ? context.now() - context.hibernateAfterMillis : nil
+        let results = Mutex<(sessions: [Session], summaries: [SessionSummary], actions: Int, failures: Int)>(([], [], 0, 0))
         // Sessions are independent, so they are rebuilt on every core.
         let workers = max(1, min(8, sessions.count / 64 + 1))
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             var mine: [Session] = []
+            var asleep: [SessionSummary] = []
             var actions = 0, failures = 0
             var index = worker
             while index < sessions.count {
                 let item = sessions[index]
+                if let idleBefore, let summary = summary(item, context: context), summary.updatedAt <= idleBefore {
+                    asleep.append(summary)
+                    index += workers
+                    continue
+                }
                 do {
                     let session = try rebuild(item, context: registry.context)
                     session.settleBudget()  // memory budget: recovered windows count, and shrink past it
@@ -62,20 +73,49 @@ enum Recovery {
                 }
                 index += workers
             }
-            results.withLock { $0.sessions += mine; $0.actions += actions; $0.failures += failures }
+            results.withLock { $0.sessions += mine; $0.summaries += asleep; $0.actions += actions; $0.failures += failures }
         }
         let done = results.withLock { $0 }
         for session in done.sessions { registry.adopt(session) }
+        registry.adoptHibernated(done.summaries)
         // Effects are not replayed, but one that was running when the process died never fed
         // its answer back: the kind says what the state still waits for, and it runs again.
         for session in done.sessions where !session.damaged { session.resumeInterruptedEffects() }
-        report.sessions = done.sessions.count { !$0.damaged }
+        report.sessions = done.sessions.count { !$0.damaged } + done.summaries.count
+        report.hibernated = done.summaries.count
         report.actions = done.actions
         report.failures += done.failures
         return report
     }
 
     struct RecoveryError: Error, CustomStringConvertible { let description: String }
+
+    /// What the registry keeps of a recovered session it does not rebuild: read off its metadata,
+    /// its newest record (or snapshot) and nothing else. Nil when that does not decode or the
+    /// session is an unfinished import: it is then rebuilt, which says why.
+    static func summary(_ item: RecoveredSession, context: SessionContext) -> SessionSummary? {
+        guard let meta = try? SnapshotCoding.decodeMeta(item.meta), meta.id == item.id, let kind = context.kinds.kind(named: meta.kind) else { return nil }
+        if let imported = meta.imported {
+            guard let snapshot = item.snapshot, snapshot.version >= imported.version else { return nil }
+        }
+        let version: Int, updatedAt: Int64
+        if let last = item.records.last {
+            guard let decoded = try? RecordCoding.decodeJournalRecord(last.bytes) else { return nil }
+            version = last.version
+            updatedAt = decoded.0.at
+        } else if let snapshot = item.snapshot {
+            guard let decoded = try? SnapshotCoding.decode(snapshot.bytes) else { return nil }
+            version = decoded.version
+            updatedAt = decoded.updatedAt
+        } else {
+            version = 0
+            updatedAt = meta.createdAt
+        }
+        let lifetime = SessionLifetime(ttlSeconds: meta.ttlSeconds, lastActivity: meta.createdAt)
+        lifetime.touch(updatedAt)
+        return SessionSummary(id: meta.id, kind: kind, tokenHash: meta.tokenHash, version: version, createdAt: meta.createdAt,
+                              updatedAt: max(updatedAt, meta.createdAt), lifetime: lifetime, forkedFrom: meta.forkedFrom)
+    }
 
     /// The stand-in for a session that could not be replayed: its owner (the token in its meta
     /// record) gets 503 `session-damaged` and can `DELETE` it. Nil when the meta record is unusable.

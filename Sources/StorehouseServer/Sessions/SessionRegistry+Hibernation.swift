@@ -108,6 +108,17 @@ extension SessionRegistry {
         if unloadedAny { context.memoryBudget.returnFreedMemory() }
     }
 
+    /// Registers sessions recovery found idle, as hibernated: listed, counted, loaded on request.
+    func adoptHibernated(_ summaries: [SessionSummary]) {
+        guard !summaries.isEmpty else { return }
+        sessions.withLock { table in
+            for summary in summaries where !table.has(summary.id) {
+                table.hibernated[summary.id] = summary
+                table.order.insert(summary.id)
+            }
+        }
+    }
+
     /// Deletes the hibernated sessions whose `ttlSeconds` passed, from their summaries: files
     /// removed, never loaded (they have no streams to end).
     func expireHibernated(at now: Int64) {
