@@ -7,8 +7,9 @@
            (default 100) busy with a request each every half second, and waits until the others
            hibernate: the server's resident size (VmRSS) with every session in memory, and with
            only the active ones;
-  restart  SIGTERM, start again on the same data directory: resident size once recovery is done
-           (every session read) and once the idle ones hibernated again;
+  restart  SIGTERM, wait past --hibernate-after-s, start again on the same data directory:
+           resident size once recovery is done (every session's files read, none rebuilt: each
+           is registered hibernated);
   latency  K (default 200) hibernated sessions: the first GET of each state (which loads it from
            disk) against a second GET (resident), interleaved; medians and p99 in ms.
 
@@ -177,9 +178,12 @@ def main():
         busy.join()
         process.terminate()
         process.wait(timeout=60)
+        # Every session idle past --hibernate-after-s: recovery registers them all hibernated.
+        time.sleep(args.after + 0.5)
         started = time.time()
         process = start(args.bin, directory, port, args.after, admin)
-        print(f"restart: ready in {time.time() - started:.1f} s, {rss_mib(process.pid):.0f} MiB after recovery")
+        print(f"restart: ready in {time.time() - started:.1f} s, {rss_mib(process.pid):.0f} MiB after recovery, "
+              f"{metric(port, 'storehouse_sessions_resident')} resident")
         wait_until(port, "storehouse_sessions_resident", lambda v: v == 0)
         time.sleep(1.5)
         print(f"restart: {rss_mib(process.pid):.0f} MiB once every session hibernated "
