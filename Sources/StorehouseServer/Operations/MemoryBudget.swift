@@ -51,6 +51,7 @@ final class MemoryBudget: Sendable {
     init(limit: Int, countsResident: Bool = true) {
         self.limit = max(1, limit)
         self.countsResident = countsResident
+        shrinkThreshold = Int((Double(self.limit) * Self.shrinkFraction).rounded(.up))
         guard countsResident else { return }
         residentSample.store(Self.readResident() ?? 0, ordering: .relaxed)
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "storehouse.memory-sampler", qos: .utility))
@@ -94,7 +95,12 @@ final class MemoryBudget: Sendable {
 
     var admitsWrites: Bool { used < limit }
 
-    var shouldShrink: Bool { Double(used) >= Double(limit) * Self.shrinkFraction }
+    /// Every write asks (its history window, its settlement): an integer comparison with the
+    /// threshold worked out once.
+    var shouldShrink: Bool { used >= shrinkThreshold }
+
+    /// The least whole number of bytes at or past `shrinkFraction` of the limit.
+    private let shrinkThreshold: Int
 
     /// The history bytes one session keeps while the budget shrinks windows: an equal part of
     /// half the limit, at least 64 KiB.
