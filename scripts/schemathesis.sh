@@ -9,7 +9,9 @@
 # fuzzer gets past 401/404), and one that DELETE /sessions/{id} is allowed to delete.
 # Extra arguments go to both `schemathesis run`s (e.g. --seed 1).
 #
-# Env: SCHEMATHESIS_VERSION (default 4.32.5, works with Python 3.11), ST_MAX_EXAMPLES (default
+# Env: ST_ADMIN_TOKEN: the server's --admin-token, if it has one (the admin routes are then
+#      exercised with it; without it they answer 403 admin-disabled, as documented);
+#      SCHEMATHESIS_VERSION (default 4.32.5, works with Python 3.11), ST_MAX_EXAMPLES (default
 #      25 per operation), ST_WORKERS (default 1; 4.32.5 on Python 3.11 raised an internal
 #      SystemError in its coverage phase with 2 workers here), ST_KEEP=1 keeps the work dir.
 # Takes about 2.5 minutes (time budgets: 90 s + 45 s). Exit: 0 = no failures, 1 = failures or
@@ -75,8 +77,9 @@ done
 #   of the session's state or kind, which no schema can know: postActions answers 412 (If-Match
 #   names another version) and 422 (unknown-action / invalid-payload for a type or payload the
 #   kind does not take; idempotency-key-reused); createSession answers 422 (invalid-state: an
-#   object that does not decode as the kind's State). Those statuses are accepted for those two
-#   operations only.
+#   object that does not decode as the kind's State); importSession answers 409 and 422 (a
+#   drawn document names a taken id, or its actions do not replay). Those statuses are
+#   accepted for those operations only.
 # - negative_data_rejection on postActions also accepts 412: preconditions are evaluated before
 #   the content is processed (RFC 9110 §13.2.2), so a broken body with a stale If-Match is 412.
 # - getEvents: the stream never ends, so each request reads 1 event (the snapshot, or a replayed
@@ -117,6 +120,10 @@ include-operation-id = "createSession"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
 
 [[operations]]
+include-operation-id = "importSession"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "409", "413", "422", "5xx"]
+
+[[operations]]
 include-operation-id = "getEvents"
 max-stream-events = 1
 request-timeout = 2
@@ -132,6 +139,7 @@ bearer = "$TOKEN"
 
 [auth.openapi.accessToken]
 api_key = "$TOKEN"
+$(if [ -n "${ST_ADMIN_TOKEN:-}" ]; then printf '\n[auth.openapi.adminAuth]\nbearer = "%s"\n' "$ST_ADMIN_TOKEN"; fi)
 
 [parameters]
 "path.id" = "$SID"

@@ -29,6 +29,8 @@ public final class Journal: Sendable {
     let disk: Disk
     let writer: JournalWriter
     private let lockFD: Int32
+    /// Held while a snapshot's temp file is written and installed (see `writeSnapshot`).
+    private let snapshotWrites = NSLock()
     private let state = Mutex(State())
 
     private struct State {
@@ -136,12 +138,24 @@ public final class Journal: Sendable {
     }
 
     /// Stores `bytes` as the session's state at `version`; the snapshot it replaces is kept as the
-    /// fallback, and the records that one covers are deleted. Asynchronous and best effort: a
-    /// failed snapshot leaves the records in place; one at or below the current snapshot's version
-    /// is ignored.
+    /// fallback, and the records that one covers are deleted. Best effort: a failed snapshot
+    /// leaves the records in place; one at or below the current snapshot's version is ignored.
+    ///
+    /// The file is written and synced on the calling thread, which returns once the writer has
+    /// renamed it into place: a large state's bytes never hold up the group that carries every
+    /// session's appends. From the writer's own thread (a completion) the whole snapshot is queued.
     public func writeSnapshot(session: String, version: Int, bytes: [UInt8]) {
         guard FileNames.isValidSessionID(session) else { return }
-        writer.submit(.snapshot(id: session, version: version, bytes: bytes))
+        if writer.isCurrentThread {
+            writer.submit(.snapshot(id: session, version: version, bytes: bytes))
+            return
+        }
+        // One temp file per session id: the writes of one journal take turns.
+        snapshotWrites.withLock {
+            let written = writer.writeSnapshotTemp(id: session, version: version, bytes: bytes)
+            let done = DispatchSemaphore(value: 0)
+            if writer.submit(.installSnapshot(id: session, version: version, written: written, done: { done.signal() })) { done.wait() }
+        }
     }
 
     /// Removes every file of the session (also of one that failed recovery); returns once they are gone.

@@ -73,7 +73,8 @@ public final class Storehouse: Sendable {
         registryBox.value = registry
 
         self.http = HTTPServer(configuration: Self.httpConfiguration(configuration),
-                               handler: Router(registry: registry, metrics: metrics, accessLog: accessLog, readiness: readiness))
+                               handler: Router(registry: registry, metrics: metrics, accessLog: accessLog, readiness: readiness,
+                                                       access: AccessPolicy(configuration)))
     }
 
     /// The engine's settings for `configuration`.
@@ -82,6 +83,8 @@ public final class Storehouse: Sendable {
         http.host = configuration.host
         http.port = configuration.port
         http.maxConnections = configuration.maxConnections
+        // docs/API.md "Lifecycle": health, readiness and metrics are answered beyond the limit.
+        http.probePaths = ["/healthz", "/readyz", "/metrics"]
         if let threads = configuration.ioThreads { http.ioThreads = threads }
         http.maxBodyBytes = configuration.maxBodyBytes
         http.shutdownGrace = .seconds(configuration.shutdownGraceSeconds)

@@ -30,6 +30,33 @@ struct Row: Entity, Equatable {
     }
 }
 
+/// An id whose hash is the same for every value: the hash trie's worst case.
+struct Colliding: EntityID {
+    var name: String
+    init(_ name: String) { self.name = name }
+    var key: String { name }
+    init?(key: String) { name = key }
+    func hash(into hasher: inout Hasher) { hasher.combine(0) }
+    func writeJSON(to w: inout JSONWriter) { w.write(name) }
+    init(json: JSONValue, path: String) throws(StateDecodingError) { name = try String(json: json, path: path) }
+}
+
+struct Named: Entity, Equatable {
+    var id: Colliding
+    var n: Int
+    func writeJSON(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("id"); id.writeJSON(to: &w)
+        w.key("n"); w.write(n)
+        w.endObject()
+    }
+    init(id: Colliding, n: Int) { self.id = id; self.n = n }
+    init(json: JSONValue, path: String) throws(StateDecodingError) {
+        id = try json.decodeMember("id", at: path)
+        n = try json.decodeMember("n", at: path)
+    }
+}
+
 final class EntityTableTests: XCTestCase {
     func testShapeAndBasicOperations() throws {
         var t = EntityTable<Row>()
@@ -50,28 +77,100 @@ final class EntityTableTests: XCTestCase {
         XCTAssertEqual(back, t)
     }
 
-    func testFenwick() {
-        var f = Fenwick([1, 0, 1, 1, 0, 1])
-        XCTAssertEqual((0...6).map(f.prefix), [0, 1, 1, 2, 3, 3, 4])
-        f.append(1)
-        f.add(-1, at: 2)
-        XCTAssertEqual((0...7).map(f.prefix), [0, 1, 1, 1, 2, 2, 3, 4])
-        f.removeLast()
-        XCTAssertEqual(f.prefix(6), 3)
+    /// Random sets against a plain array model: lookups, counts, ranks, selects and order agree,
+    /// and copies taken along the way keep what they held while the original changes.
+    func testSlotTrieAgainstAModel() {
         var g = SeededGenerator(seed: 7)
-        var values: [Int] = []
-        var h = Fenwick()
-        for _ in 0..<500 {
-            switch Int.random(in: 0..<3, using: &g) {
-            case 0, 1: let v = Int.random(in: 0...1, using: &g); values.append(v); h.append(v)
-            default:
-                if !values.isEmpty, Bool.random(using: &g) { values.removeLast(); h.removeLast() } else if !values.isEmpty {
-                    let i = Int.random(in: 0..<values.count, using: &g)
-                    h.add(1 - 2 * values[i], at: i); values[i] = 1 - values[i]
+        var trie = SlotTrie<Int>()
+        var model: [Int?] = []
+        var kept: [(trie: SlotTrie<Int>, model: [Int?])] = []
+        for step in 0..<3_000 {
+            // Mostly near the end (as slots are used), sometimes far (the trie grows a level).
+            let i = Int.random(in: 0..<8, using: &g) == 0 ? Int.random(in: 0..<40_000, using: &g) : Int.random(in: 0...model.count, using: &g)
+            let value: Int? = Int.random(in: 0..<3, using: &g) == 0 ? nil : step
+            if i >= model.count { model.append(contentsOf: repeatElement(nil, count: i + 1 - model.count)) }
+            XCTAssertEqual(trie.set(i, value), model[i])
+            model[i] = value
+            let probe = Int.random(in: 0...model.count, using: &g)
+            XCTAssertEqual(trie[probe], probe < model.count ? model[probe] : nil)
+            if step % 10 == 0 { XCTAssertEqual(trie.rank(probe), model.prefix(probe).filter { $0 != nil }.count) }
+            if step % 50 == 0 {
+                let live = model.enumerated().compactMap { i, v in v.map { (i, $0) } }
+                XCTAssertEqual(trie.count, live.count)
+                var all: [Int] = []
+                trie.forEach { all.append($0) }
+                XCTAssertEqual(all, live.map(\.1))
+                if !live.isEmpty {
+                    let k = Int.random(in: 0..<live.count, using: &g)
+                    XCTAssertEqual(trie.select(k)?.index, live[k].0)
+                    XCTAssertEqual(trie.select(k)?.element, live[k].1)
+                }
+                XCTAssertNil(trie.select(live.count))
+                kept.append((trie, model))
+            }
+            if step % 7 == 0 { XCTAssertEqual(trie.modify(probe) { $0 += 1; return $0 }, probe < model.count ? model[probe].map { $0 + 1 } : nil) }
+            if step % 7 == 0, probe < model.count, model[probe] != nil { model[probe]! += 1 }
+        }
+        for (copy, copyModel) in kept {
+            for (i, v) in copyModel.enumerated() { XCTAssertEqual(copy[i], v) }
+        }
+    }
+
+    /// Ids whose hashes are all equal end in the hash trie's last-level lists, which must
+    /// still insert, find, update and remove each one.
+    func testHashCollisions() throws {
+        var table = EntityTable<Named>()
+        let names = (0..<40).map { "n\($0)" }
+        for name in names { XCTAssertTrue(table.insert(Named(id: Colliding(name), n: 0))) }
+        let kept = table
+        for name in names.prefix(20) { XCTAssertTrue(table.update(Colliding(name)) { $0.n = 1 }) }
+        for name in names.suffix(10) { XCTAssertNotNil(table.remove(Colliding(name))) }
+        XCTAssertEqual(table.count, 30)
+        XCTAssertEqual(table.ids.map(\.name), Array(names.prefix(30)))
+        XCTAssertEqual(table.values.map(\.n), Array(repeating: 1, count: 20) + Array(repeating: 0, count: 10))
+        XCTAssertNil(table[Colliding("n35")])
+        XCTAssertEqual(kept.count, 40)
+        XCTAssertEqual(kept.values.map(\.n), Array(repeating: 0, count: 40))
+        for name in names.suffix(10) { XCTAssertTrue(table.insert(Named(id: Colliding(name), n: 2))) }
+        XCTAssertEqual(table[Colliding("n39")]?.n, 2)
+        XCTAssertEqual(kept[Colliding("n39")]?.n, 0)
+    }
+
+    /// A copy costs nothing and stays what it was: every copy taken between rounds of random
+    /// changes (commits, rollbacks, compactions) still encodes as the model did then.
+    func testCopiesKeepTheirState() throws {
+        var g = SeededGenerator(seed: 99)
+        var table = EntityTable<Row>()
+        var model: [Row] = []
+        var kept: [(table: EntityTable<Row>, json: JSONValue, model: [Row])] = []
+        var nextId = 1
+        for round in 0..<300 {
+            let mark = table.mark
+            let markModel = model
+            for _ in 0..<Int.random(in: 1...8, using: &g) {
+                switch Int.random(in: 0..<6, using: &g) {
+                case 0, 1:
+                    let id = Int.random(in: 0..<5, using: &g) == 0 ? -nextId : nextId
+                    nextId += 1
+                    table.insert(Row(id: id, name: "r\(id)")); model.append(Row(id: id, name: "r\(id)"))
+                case 2, 3:
+                    guard let victim = model.randomElement(using: &g) else { continue }
+                    table.remove(victim.id); model.removeAll { $0.id == victim.id }
+                default:
+                    guard let target = model.randomElement(using: &g), let i = model.firstIndex(of: target) else { continue }
+                    table.update(target.id, \.n, member: "n") { $0 += 1 }; model[i].n += 1
                 }
             }
-            let k = Int.random(in: 0...values.count, using: &g)
-            XCTAssertEqual(h.prefix(k), values.prefix(k).reduce(0, +))
+            if Int.random(in: 0..<4, using: &g) == 0 { table.rollback(to: mark); model = markModel }
+            table.commit()
+            let copy = table
+            XCTAssertEqual(copy, table, "a fresh copy is equal")
+            if round % 5 == 0 { kept.append((copy, copy.jsonValue(), model)) }
+        }
+        for (copy, json, copyModel) in kept {
+            XCTAssertEqual(copy.values, copyModel)
+            XCTAssertEqual(copy.jsonValue(), json)
+            XCTAssertEqual(copy, EntityTable(copyModel))
         }
     }
 
@@ -146,7 +245,7 @@ final class EntityTableTests: XCTestCase {
             table.commit()
             XCTAssertEqual(table.values, model)
             XCTAssertEqual(table.count, model.count)
-            XCTAssertLessThanOrEqual(table.slots.count, 2 * model.count + 65, "tombstones are compacted")
+            XCTAssertLessThanOrEqual(table.slotCount, 2 * model.count + 65, "tombstones are compacted")
         }
     }
 

@@ -72,6 +72,58 @@ final class PropertyTests: XCTestCase {
         }
     }
 
+    /// Copies of the tasks state kept along the way (O(1): they share the table with the live
+    /// state) still equal the state at their version after thousands of further actions, as a
+    /// replay of the applied records from version 0 gives it and as it encoded when kept.
+    func testKeptTasksStatesEqualReplayFromVersionZero() throws {
+        let store = Store(kind: "tasks", state: TasksState.initial, reducer: tasksReducer, environment: .immediate)
+        var g = SeededGenerator(seed: 0xC0FF_EE17)
+        var records: [ActionRecord] = []
+        var kept: [(version: Int, state: TasksState, bytes: [UInt8])] = []
+        // Enough tasks that the tables' tries have branch levels to share.
+        for _ in 0..<4 {
+            let batch = (0..<500).map { ActionRecord(type: "tasks/add", payload: .object(["title": .string("t\($0)")]), at: 0, source: .client) }
+            _ = try store.apply(batch)
+            records += batch
+        }
+        var refused = 0
+        for step in 0..<1_500 {
+            let next = store.state.nextId
+            let batch = (0..<Int.random(in: 1...4, using: &g)).map { _ -> ActionRecord in
+                let id = JSONValue.int(Int.random(in: 0...next, using: &g))
+                switch Int.random(in: 0..<8, using: &g) {
+                case 0, 1: return .init(type: "tasks/add", payload: .object(["title": .string("n\(step)")]), at: 0, source: .client)
+                case 2: return .init(type: "tasks/rename", payload: .object(["id": id, "title": .string("r\(step)")]), at: 0, source: .client)
+                case 3, 4: return .init(type: "tasks/toggleDone", payload: .object(["id": id]), at: 0, source: .client)
+                case 5: return .init(type: "tasks/remove", payload: .object(["id": id]), at: 0, source: .client)
+                default: return .init(type: "tasks/favorite", payload: .object(["id": id]), at: 0, source: .client)
+                }
+            }
+            do {
+                // States inside a batch are kept by the store as it applies it, not by replay.
+                let inside = try store.apply(batch, keepingEvery: 5).kept
+                records += batch
+                for (version, shared) in inside where version % 100 == 0 {
+                    kept.append((version, try XCTUnwrap(shared.state(as: TasksState.self)), shared.encode()))
+                }
+            } catch {
+                refused += 1
+            }
+            if step % 37 == 0 { kept.append((store.version, store.state, store.state.jsonBytes())) }
+        }
+        XCTAssertEqual(store.version, records.count)
+        XCTAssertGreaterThan(refused, 0)
+        XCTAssertGreaterThan(kept.count, 45, "states kept between and inside batches")
+        kept.sort { $0.version < $1.version }
+        let replay = Store(kind: "tasks", state: TasksState.initial, reducer: tasksReducer, environment: .immediate)
+        for (version, state, bytes) in kept {
+            while replay.version < version { _ = try replay.apply([records[replay.version]]) }
+            XCTAssertEqual(state, replay.state, "kept state at \(version)")
+            XCTAssertEqual(state.jsonBytes(), bytes, "kept state at \(version) changed after it was kept")
+            XCTAssertEqual(state.jsonBytes(), replay.state.jsonBytes())
+        }
+    }
+
     private func check(_ kindName: String, steps: Int, _ generate: Generate) throws {
         try assertPatchesMatchState(of: try XCTUnwrap(KindRegistry.shipped.kind(named: kindName)), steps: steps, generate)
     }

@@ -128,4 +128,25 @@ final class TasksPointerTests: XCTestCase {
             XCTAssertEqual(answer.flatMap { try? JSONReader.parse($0) }, whole.value(at: pointer), p)
         }
     }
+
+    /// A store started from a kept state goes on from it as one started from its JSON does, and
+    /// the kept state is not touched by what the new store does.
+    func testStoreFromASharedStateGoesOnFromIt() throws {
+        let kind = try XCTUnwrap(KindRegistry.shipped.kind(named: "tasks"))
+        let store = try kind.makeStore(state: nil, version: 0, environment: .immediate)
+        let adds = (0..<6).map { ActionRecord(type: "tasks/add", payload: .object(["title": .string("t\($0)")]), at: 0, source: .client) }
+        let (_, inside) = try store.apply(adds, keepingEvery: 4)
+        XCTAssertEqual(inside.map(\.version), [4])
+        let kept = store.sharedState()
+        let before = kept.encode()
+        let fromShared = try kind.makeStore(shared: kept, version: 6, environment: .immediate)
+        let fromJSON = try kind.makeStore(state: JSONReader.parse(before), version: 6, environment: .immediate)
+        let more = [ActionRecord(type: "tasks/toggleDone", payload: .object(["id": .int(2)]), at: 0, source: .client),
+                    ActionRecord(type: "tasks/remove", payload: .object(["id": .int(5)]), at: 0, source: .client)]
+        XCTAssertEqual(try fromShared.apply(more).map(\.patch), try fromJSON.apply(more).map(\.patch))
+        XCTAssertEqual(fromShared.encodeState(), fromJSON.encodeState())
+        XCTAssertEqual(kept.encode(), before)
+        XCTAssertEqual(try XCTUnwrap(inside.first?.state.jsonValue())["nextId"], .int(5))
+        XCTAssertEqual(kept.encodedValue(at: try JSONPointer("/tasks/byId/2/done")), Array("false".utf8))
+    }
 }

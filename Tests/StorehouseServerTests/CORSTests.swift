@@ -29,7 +29,7 @@ final class CORSTests: XCTestCase {
         let fixture = try ServerFixture()
         let answer = try fixture.client().request("OPTIONS", "/sessions")
         XCTAssertEqual(answer.status, 204)
-        XCTAssertEqual(answer.header("Allow"), "POST, OPTIONS")
+        XCTAssertEqual(answer.header("Allow"), "GET, HEAD, POST, OPTIONS")
         XCTAssertNil(answer.header("Access-Control-Allow-Origin"))
         XCTAssertEqual(try fixture.client().request("OPTIONS", "/nope").status, 404)
         XCTAssertEqual(try fixture.client().request("OPTIONS", "/sessions/not-an-id/actions").status, 404)

@@ -9,13 +9,14 @@ final class EndpointTests: XCTestCase {
         XCTAssertEqual(Endpoint(route: .session, method: "DELETE"), .session(.delete))
         XCTAssertEqual(Endpoint(route: .sessions, method: "POST"), .createSession)
         XCTAssertEqual(Endpoint(route: .problems, method: "GET"), .problem)
-        XCTAssertNil(Endpoint(route: .sessions, method: "GET"))
+        XCTAssertEqual(Endpoint(route: .sessions, method: "GET"), .listSessions)
+        XCTAssertNil(Endpoint(route: .sessions, method: "DELETE"))
         XCTAssertNil(Endpoint(route: .state, method: "POST"))
         XCTAssertNil(Endpoint(route: .other, method: "GET"))
     }
 
     func testAllowListsARoutesMethodsWithHeadAndOptions() {
-        XCTAssertEqual(Endpoint.allow(.sessions), "POST, OPTIONS")
+        XCTAssertEqual(Endpoint.allow(.sessions), "GET, HEAD, POST, OPTIONS")
         XCTAssertEqual(Endpoint.allow(.session), "GET, HEAD, DELETE, OPTIONS")
         XCTAssertEqual(Endpoint.allow(.actions), "GET, HEAD, POST, OPTIONS")
         XCTAssertEqual(Endpoint.allow(.events), "GET, HEAD, OPTIONS")

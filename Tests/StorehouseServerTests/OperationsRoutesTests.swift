@@ -98,7 +98,7 @@ final class OperationsRoutesTests: XCTestCase {
         XCTAssertEqual(missing.json["type"] as? String, "/problems/not-found")
         let wrong = try client.request("PUT", "/sessions")
         XCTAssertEqual(wrong.status, 405)
-        XCTAssertEqual(wrong.header("Allow"), "POST, OPTIONS")
+        XCTAssertEqual(wrong.header("Allow"), "GET, HEAD, POST, OPTIONS")
         XCTAssertEqual(wrong.json["type"] as? String, "/problems/method-not-allowed")
     }
 

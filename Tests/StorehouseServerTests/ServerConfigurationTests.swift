@@ -95,3 +95,48 @@ final class ServerConfigurationTests: XCTestCase {
         XCTAssertEqual(HealthCheck.run(host: "::1", port: fixture.port), 0)
     }
 }
+
+/// docs/API.md "Operators": the admin token and the creation policy as flags.
+final class AccessConfigurationTests: XCTestCase {
+    let secret = "operator-secret-0123456789-abcdefghij"
+
+    func testAdminTokenAndCreationPolicyFromFlagsOrEnvironment() throws {
+        guard case .serve(let defaults) = try ServerConfiguration.parse(arguments: [], environment: [:]) else { return XCTFail() }
+        XCTAssertNil(defaults.adminToken)
+        XCTAssertEqual(defaults.createSessions, .open)
+        guard case .serve(let c) = try ServerConfiguration.parse(arguments: ["--create-sessions", "admin"],
+                                                                 environment: ["STOREHOUSE_ADMIN_TOKEN": secret]) else { return XCTFail() }
+        XCTAssertEqual(c.createSessions, .admin)
+        XCTAssertEqual(c.adminToken?.accepts(secret), true)
+        XCTAssertEqual(c.adminToken?.accepts(secret + "!"), false)
+    }
+
+    func testAdminCreationWithoutATokenStopsTheStartNamingBothFlags() {
+        XCTAssertThrowsError(try ServerConfiguration.parse(arguments: ["--create-sessions=admin"], environment: [:])) { error in
+            let line = "\(error)"
+            XCTAssertTrue(line.contains("--create-sessions") && line.contains("--admin-token"), line)
+            XCTAssertFalse(line.contains("\n"))
+        }
+        XCTAssertThrowsError(try ServerConfiguration.parse(arguments: [], environment: ["STOREHOUSE_CREATE_SESSIONS": "admin"]))
+        XCTAssertThrowsError(try ServerConfiguration.parse(arguments: ["--create-sessions", "closed"], environment: [:]))
+    }
+
+    func testAShortTokenIsRefusedWithoutEchoingIt() {
+        let short = "tooShortSecret-31-characters-xx"
+        XCTAssertEqual(short.count, 31)
+        XCTAssertThrowsError(try ServerConfiguration.parse(arguments: ["--admin-token", short], environment: [:])) { error in
+            XCTAssertTrue("\(error)".contains("--admin-token"), "\(error)")
+            XCTAssertFalse("\(error)".contains(short), "the secret is never printed: \(error)")
+        }
+        XCTAssertThrowsError(try ServerConfiguration.parse(arguments: [], environment: ["STOREHOUSE_ADMIN_TOKEN": short])) { error in
+            XCTAssertFalse("\(error)".contains(short), "\(error)")
+        }
+    }
+
+    func testTheConfigurationNeverShowsTheToken() throws {
+        guard case .serve(let c) = try ServerConfiguration.parse(arguments: ["--admin-token", secret], environment: [:]) else { return XCTFail() }
+        for text in ["\(c)", String(describing: c), String(reflecting: c), "\(c.adminToken as Any)"] {
+            XCTAssertFalse(text.contains(secret), text)
+        }
+    }
+}

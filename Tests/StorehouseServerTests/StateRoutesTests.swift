@@ -250,7 +250,8 @@ final class StateRoutesTests: XCTestCase {
         let toggles = "[" + (1...150).map { #"{"type":"tasks/toggleDone","payload":{"id":\#($0)}}"# }.joined(separator: ",") + "]"
         XCTAssertEqual(try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token), body: toggles).status, 200)
         let past = try fixture.client()
-        try past.sendRaw("GET /sessions/\(id)/state?version=149&path=/nextId HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n\r\n")
+        // The whole state: its replay is short (from a kept state, no decoding), its encoding is not.
+        try past.sendRaw("GET /sessions/\(id)/state?version=149 HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\n\r\n")
         let started = ContinuousClock.now
         let other = try fixture.client().request("GET", "/healthz")
         let otherTook = ContinuousClock.now - started
@@ -258,7 +259,7 @@ final class StateRoutesTests: XCTestCase {
         let answer = try past.readResponse()
         let replayTook = ContinuousClock.now - started
         XCTAssertEqual(answer.status, 200, answer.text)
-        XCTAssertEqual(answer.json["value"] as? Int, 20_001)
+        XCTAssertEqual((answer.json["state"] as? [String: Any])?["nextId"] as? Int, 20_001)
         XCTAssertLessThan(otherTook * 4, replayTook, "/healthz took \(otherTook), the replay \(replayTook): it waited for the replay")
     }
 

@@ -11,8 +11,15 @@ public struct HTTPServerConfiguration: Sendable {
     public var port: Int = 8080
     /// Event-loop threads, each owning its connections; defaults to the number of active cores.
     public var ioThreads: Int = HTTPServerConfiguration.activeCores
-    /// Open connections beyond this are answered 503 and closed.
+    /// Open connections beyond this are answered 503 and closed, except that each still has one
+    /// request read, and answered when its path is one of `probePaths`.
     public var maxConnections: Int = 10_000
+    /// Paths answered beyond `maxConnections` (health probes and metrics): an orchestrator must
+    /// not take a server whose connections event streams hold for a dead one. Each such
+    /// connection serves one request and closes.
+    public var probePaths: Set<String> = []
+    /// Connections beyond `maxConnections` read for a probe at once; past it they are refused unread.
+    public var maxProbeConnections: Int = 256
     public var maxBodyBytes: Int = 1 << 20
     public var maxHeaderBytes: Int = 16 << 10
     public var maxHeaderCount: Int = 100

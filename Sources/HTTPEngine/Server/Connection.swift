@@ -39,6 +39,8 @@ final class Connection {
     var readAtShutdown = false
     /// Counted against `maxConnections` (a refused connection is not).
     var counted = true
+    /// Beyond `maxConnections`: one request is read, answered only if it is for a probe path.
+    var probeOnly = false
 
     init(fd: Int32, limits: HTTPParserLimits, now: Int64) {
         self.fd = fd

@@ -258,6 +258,14 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             let open = core.openConnections.add(1, ordering: .relaxed).newValue
             let refused = open > core.configuration.maxConnections || shutdownDeadline != nil
             if refused { core.openConnections.subtract(1, ordering: .relaxed) }
+            if refused && shutdownDeadline == nil && !core.configuration.probePaths.isEmpty
+                && core.probeConnections.add(1, ordering: .relaxed).newValue <= core.configuration.maxProbeConnections {
+                // Read for one request: a health probe is answered whatever holds the connections.
+                registerProbe(fd)
+                continue
+            } else if refused && shutdownDeadline == nil && !core.configuration.probePaths.isEmpty {
+                core.probeConnections.subtract(1, ordering: .relaxed)
+            }
             if !refused && siblings.count > 1 {
                 // Single-acceptor mode: round-robin hand-off; the owning loop registers it.
                 let target = siblings[nextSibling % siblings.count]
@@ -271,9 +279,18 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         }
     }
 
-    private func register(_ fd: Int32, refused: Bool) {
+    /// A connection beyond `maxConnections`, read for one probe request (`dispatch` answers it
+    /// only for a probe path).
+    private func registerProbe(_ fd: Int32) {
         let c = Connection(fd: fd, limits: core.limits, now: now)
-        c.counted = !refused
+        c.counted = false
+        c.probeOnly = true
+        add(c)
+    }
+
+    /// Puts `c` in the loop's table and starts reading it.
+    private func add(_ c: Connection) {
+        let fd = c.fd
         if Int(fd) >= connections.count {
             connections.append(contentsOf: repeatElement(nil, count: max(Int(fd) + 1 - connections.count, connections.count)))
         }
@@ -281,6 +298,17 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         connectionCount += 1
         c.registeredEvents = Epoll.IN
         addToEpoll(fd, events: c.registeredEvents)
+    }
+
+    /// The refusal of a request on a connection beyond `maxConnections` that is not a probe.
+    private func refuseBeyondLimit(_ c: Connection) {
+        refuse(c, .tooManyConnections("the server holds its maximum of \(core.configuration.maxConnections) connections; only \(core.configuration.probePaths.sorted().joined(separator: ", ")) are answered beyond it"))
+    }
+
+    private func register(_ fd: Int32, refused: Bool) {
+        let c = Connection(fd: fd, limits: core.limits, now: now)
+        c.counted = !refused
+        add(c)
         if refused {
             refuse(c, .tooManyConnections("the server holds its maximum of \(core.configuration.maxConnections) connections"))
             service(c)
@@ -367,6 +395,10 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     /// connection with its body unread (RFC 9110 §10.1.1, RFC 9112 §9.6).
     private func refusedFromHead(_ c: Connection) -> Bool {
         let head = c.parser.head
+        if c.probeOnly && !core.configuration.probePaths.contains(head.path) {
+            refuseBeyondLimit(c)
+            return true
+        }
         c.sequence &+= 1
         c.awaiting = true
         c.currentIsHead = head.method == "HEAD"
@@ -395,10 +427,11 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     }
 
     private func dispatch(_ c: Connection, _ request: HTTPRequest) {
+        if c.probeOnly && !core.configuration.probePaths.contains(request.path) { return refuseBeyondLimit(c) }
         c.sequence &+= 1
         c.awaiting = true
         c.currentIsHead = request.method == "HEAD"
-        c.currentKeepAlive = request.keepAlive
+        c.currentKeepAlive = request.keepAlive && !c.probeOnly  // a probe beyond the limit gets one answer
         c.currentIsHTTP10 = request.version == .http1_0
         let responder = HTTPResponder(loop: self, connection: ConnectionRef(connection: c), sequence: c.sequence,
                                       framing: AnswerFraming(omitBody: c.currentIsHead, keepAlive: c.currentKeepAlive, http10: c.currentIsHTTP10))
@@ -446,6 +479,8 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         let refused = RefusedRequest(status: error.status, method: c.parser.method, target: c.parser.target,
                                      headers: c.parser.headers, headerBlockComplete: c.parser.headerBlockComplete)
         for (name, value) in core.handler.engineRefused(refused) { headers.add(name, value) }
+        // RFC 9110 §10.2.3: a 503 says when to come back; connections free up quickly.
+        if error.slug == "too-many-connections" { headers.add("Retry-After", "1") }
         _ = encoder.encode(status: error.status, headers: headers, body: ResponseEncoder.problemBody(error),
                            omitBody: false, close: true, http10KeepAlive: false, into: &c.outbound)
         c.closeAfterFlush = true
@@ -607,6 +642,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         if Int(c.fd) < connections.count, connections[Int(c.fd)] === c { connections[Int(c.fd)] = nil }
         connectionCount -= 1
         if c.counted { core.openConnections.subtract(1, ordering: .relaxed) }
+        if c.probeOnly { core.probeConnections.subtract(1, ordering: .relaxed) }
         c.inbound = []
         c.outbound.removeAll()
         if let stream = c.stream {

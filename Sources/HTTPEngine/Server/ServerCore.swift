@@ -9,6 +9,8 @@ final class ServerCore: Sendable {
     /// `HTTPServerConfiguration.yieldAfterBusy` in microseconds; nil: never yield.
     let yieldAfterBusyMicros: Int64?
     let openConnections = Atomic<Int>(0)
+    /// Connections beyond `maxConnections` read for one probe request (`probePaths`).
+    let probeConnections = Atomic<Int>(0)
     let shuttingDown = Atomic<Bool>(false)
     /// Answers the thread that gave them began to write (`EventLoop+DirectAnswer.swift`), and those
     /// of them the socket did not take whole (the loop wrote the rest); for tests.

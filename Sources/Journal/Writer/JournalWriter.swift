@@ -26,13 +26,21 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         case create(id: String, meta: [UInt8], done: Completion)
         case append(id: String, records: [(version: Int, bytes: [UInt8])], done: Completion)
         case snapshot(id: String, version: Int, bytes: [UInt8])
+        /// A snapshot whose temp file `writeSnapshotTemp` wrote and synced (`written`) on another
+        /// thread: the group only renames it into place and compacts, then calls `done`.
+        case installSnapshot(id: String, version: Int, written: Bool, done: @Sendable () -> Void)
         case delete(id: String, done: @Sendable () -> Void)
         case adopt([RecoveredFiles], done: @Sendable () -> Void)
         case flush(done: @Sendable () -> Void)
         case statistics(done: @Sendable (JournalStatistics) -> Void)
         case close(done: @Sendable () -> Void)
 
-        var isSnapshot: Bool { if case .snapshot = self { true } else { false } }
+        var isSnapshot: Bool {
+            switch self {
+            case .snapshot, .installSnapshot: true
+            default: false
+            }
+        }
     }
 
     /// How a group's files reach the disk under `always`.
@@ -267,7 +275,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
             spareTouched = Self.emptied(&touched)
             spareCompletions = Self.emptied(&completions)
         }
-        var snapshots: [(SessionState, Int, [UInt8])] = []
+        var snapshots: [(session: SessionState, version: Int, bytes: [UInt8]?, done: (@Sendable () -> Void)?)] = []
         var flushWaiters: [@Sendable () -> Void] = []
         var statisticsWaiters: [@Sendable (JournalStatistics) -> Void] = []
         var closing: (@Sendable () -> Void)?
@@ -336,7 +344,16 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                 completions.append(.session(s, done))
 
             case .snapshot(let id, let version, let bytes):
-                if let s = sessions[id] { snapshots.append((s, version, bytes)) } else { counters.snapshotFailures += 1 }
+                if let s = sessions[id] { snapshots.append((s, version, bytes, nil)) } else { counters.snapshotFailures += 1 }
+
+            case .installSnapshot(let id, let version, let written, let done):
+                if written, let s = sessions[id] {
+                    snapshots.append((s, version, nil, done))
+                } else {
+                    if written { disk.unlink(FileNames.snapshotTemp(id)) }
+                    counters.snapshotFailures += 1
+                    done()
+                }
 
             case .delete(let id, let done):
                 if let s = sessions.removeValue(forKey: id) { removeFiles(of: s) }
@@ -404,7 +421,10 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         noIdleHolder = false
         if holders.count > fdBudget { closeIdle() }
 
-        for (s, version, bytes) in snapshots { snapshot(s, version: version, bytes: bytes) }
+        for (s, version, bytes, done) in snapshots {
+            snapshot(s, version: version, bytes: bytes)
+            done?()
+        }
         if !statisticsWaiters.isEmpty {
             var c = counters
             if let b = batchSyncer?.counts { c.syncCalls += b.syncs; c.failedBackgroundSyncs = b.failures }
@@ -742,32 +762,31 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     /// and it plus the segments after it stay a complete way back should the new one be damaged
     /// (recovery falls back to it). Always synced whatever the policy: compaction deletes records,
     /// so the snapshots replacing them must be on disk first.
-    private func snapshot(_ s: SessionState, version: Int, bytes: [UInt8]) {
+    /// `bytes` nil: the temp file is already written and synced (`writeSnapshotTemp`).
+    private func snapshot(_ s: SessionState, version: Int, bytes: [UInt8]?) {
+        let temp = FileNames.snapshotTemp(s.id)
         // Still the session of that id: a creation refused in this group was undone (and a
         // `<id>.snap` left for it would be read as the state of a later session of that id).
-        guard sessions[s.id] === s, !s.deleted, s.failure == nil else { return }
-        if let last = s.lastVersion, version > last { counters.snapshotFailures += 1; return }
+        guard sessions[s.id] === s, !s.deleted, s.failure == nil else {
+            if bytes == nil { disk.unlink(temp) }
+            return
+        }
+        if let last = s.lastVersion, version > last {
+            counters.snapshotFailures += 1
+            if bytes == nil { disk.unlink(temp) }
+            return
+        }
         // An older snapshot would become the newest while compaction deletes what it needs.
         if let current = s.snapshotVersion, version <= current {
             if version < current { counters.snapshotFailures += 1 }
+            if bytes == nil { disk.unlink(temp) }
             return
         }
-        var frame: [UInt8] = []
-        Frame.append(kind: .snapshot, version: version, payload: bytes, to: &frame)
-        let temp = FileNames.snapshotTemp(s.id)
         // Segments up to the replaced snapshot's version are covered by both; the ones after it
         // are the previous snapshot's way forward.
         let replaced = s.snapshotVersion
         do {
-            let fd = try disk.openTruncating(temp)
-            do {
-                try disk.write(fd, frame, at: 0, name: temp)
-                try disk.dataSync(fd, name: temp)
-            } catch {
-                disk.close(fd)
-                throw error
-            }
-            disk.close(fd)
+            if let bytes { try writeTemp(temp, version: version, bytes: bytes) }
             if s.hasSnapshot {
                 // A crash between the two renames leaves `.prev` and the temp file: recovery starts
                 // from `.prev`, whose records are all still there.
@@ -803,6 +822,33 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         }
         s.segments = kept
         counters.snapshots += 1
+    }
+
+    /// Writes and syncs `<id>.snap.tmp`; any thread may call it (`Disk` is thread-safe), and the
+    /// caller sees to it that no two writes of one session's temp file overlap.
+    func writeSnapshotTemp(id: String, version: Int, bytes: [UInt8]) -> Bool {
+        let temp = FileNames.snapshotTemp(id)
+        do {
+            try writeTemp(temp, version: version, bytes: bytes)
+            return true
+        } catch {
+            disk.unlink(temp)
+            return false
+        }
+    }
+
+    private func writeTemp(_ temp: String, version: Int, bytes: [UInt8]) throws(JournalError) {
+        var frame: [UInt8] = []
+        Frame.append(kind: .snapshot, version: version, payload: bytes, to: &frame)
+        let fd = try disk.openTruncating(temp)
+        do {
+            try disk.write(fd, frame, at: 0, name: temp)
+            try disk.dataSync(fd, name: temp)
+        } catch {
+            disk.close(fd)
+            throw error
+        }
+        disk.close(fd)
     }
 
     /// Closes the current segment (synced, so only the newest segment can ever have a torn tail) and

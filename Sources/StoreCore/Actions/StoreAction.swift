@@ -10,10 +10,17 @@ public protocol StoreAction: Sendable {
     init(type: String, payload: JSONValue?) throws(ActionError)
     var type: String { get }
     var payload: JSONValue? { get }
+    /// The JSON Schema of `type`'s payload (`PayloadSchema`), nil when it takes none; written
+    /// beside `init(type:payload:)`, which it describes.
+    static func payloadSchema(of type: String) -> JSONValue?
+    /// The one-off outputs the kind's reducer emits.
+    static var outputTypes: [OutputType] { get }
 }
 
 extension StoreAction {
     public static var internalTypes: [String] { [] }
+    public static func payloadSchema(of type: String) -> JSONValue? { nil }
+    public static var outputTypes: [OutputType] { [] }
     public static var allTypes: [String] { clientTypes + internalTypes }
 
     /// The error for a type this action does not know.

@@ -1,9 +1,10 @@
-/// The id → (entity, slot) map behind `EntityTable`.
+/// The id → (entity, slot) map behind `EntityTable`, persistent: a copy is O(1) and shares every
+/// row; a change copies only the nodes on its path that a copy still shares.
 ///
 /// Ids with a small `denseIndex` (non-negative integers not far beyond the row count, the
-/// usual `nextId` counter) live in an array indexed by that number: one memory access per
-/// lookup instead of a hash table's bitmap, key and value arrays, which matters once a table
-/// no longer fits in cache. Other ids (strings, sparse numbers) live in a dictionary.
+/// usual `nextId` counter) live in a `SlotTrie` indexed by that number: a few array indexes per
+/// lookup and no hashing, with neighbouring ids in one leaf, so encoding in id order walks
+/// memory in order. Other ids (strings, sparse numbers) live in a `HashTrie`.
 @usableFromInline
 struct EntityRows<E: Entity>: Sendable {
     @usableFromInline struct Row: Sendable {
@@ -12,62 +13,49 @@ struct EntityRows<E: Entity>: Sendable {
         @inlinable init(entity: E, slot: Int) { self.entity = entity; self.slot = slot }
     }
 
-    @usableFromInline var dense: [Row?] = []
-    @usableFromInline var sparse: [E.ID: Row] = [:]
+    @usableFromInline var dense = SlotTrie<Row>()
+    @usableFromInline var sparse = HashTrie<E>()
     @usableFromInline var count = 0
 
     @inlinable init() {}
 
-    @inlinable func denseSlot(_ id: E.ID) -> Int? {
-        guard let d = id.denseIndex, d < dense.count, dense[d] != nil else { return nil }
-        return d
-    }
-
     @inlinable subscript(id: E.ID) -> Row? {
-        if let d = id.denseIndex, d < dense.count, let row = dense[d] { return row }
+        if let d = id.denseIndex, let row = dense[d] { return row }
         return sparse.isEmpty ? nil : sparse[id]
     }
 
     /// Adds a row for an id known to be absent.
     @inlinable mutating func insertNew(_ id: E.ID, _ row: Row) {
         count += 1
-        if let d = id.denseIndex {
-            if d < dense.count { dense[d] = row; return }
-            // Grow the array only while it stays proportional to the row count.
-            let limit = Swift.max(1024, 2 * count)
-            if d < limit {
-                let target = Swift.min(limit, Swift.max(d + 1, dense.count * 2))
-                dense.reserveCapacity(target)
-                dense.append(contentsOf: repeatElement(nil, count: target - dense.count))
-                dense[d] = row
-                return
-            }
+        // The dense trie grows only while it stays proportional to the row count, so its
+        // height (the steps of every lookup) follows the table's size, not its largest id.
+        if let d = id.denseIndex, d < Swift.max(dense.capacity, 1024, 2 * count) {
+            dense.set(d, row)
+        } else {
+            sparse.insertNew(row)
         }
-        sparse[id] = row
     }
 
     @inlinable @discardableResult
     mutating func remove(_ id: E.ID) -> Row? {
-        if let d = denseSlot(id) {
-            let row = dense[d]
-            dense[d] = nil
+        if let d = id.denseIndex, dense[d] != nil {
             count -= 1
-            return row
+            return dense.set(d, nil)
         }
-        guard let row = sparse.removeValue(forKey: id) else { return nil }
+        guard !sparse.isEmpty, let row = sparse.remove(id) else { return nil }
         count -= 1
         return row
     }
 
-    /// Changes a row in place (no copy of the entity); nil when absent.
+    /// Changes a row in place (no copy of the entity unless a copy of the table shares it); nil
+    /// when absent.
     @inlinable mutating func modify<R>(_ id: E.ID, _ body: (inout Row) -> R) -> R? {
-        if let d = denseSlot(id) {
-            return dense[d]?.modifyRow(body)
-        }
-        return sparse[id]?.modifyRow(body)
+        if let d = id.denseIndex, let result = dense.modify(d, body) { return result }
+        return sparse.isEmpty ? nil : sparse.modify(id, body)
     }
-}
 
-extension EntityRows.Row {
-    @inlinable mutating func modifyRow<R>(_ body: (inout Self) -> R) -> R { body(&self) }
+    /// True when both share all their nodes (a copy not written since): O(1).
+    @inlinable func isIdentical(to other: EntityRows) -> Bool {
+        dense.isIdentical(to: other.dense) && sparse.root === other.sparse.root
+    }
 }

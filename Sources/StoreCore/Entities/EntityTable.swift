@@ -1,9 +1,14 @@
 /// A normalized collection: `byId` plus ordered `allIds`, as `{"byId": {...}, "allIds": [...]}`.
 ///
-/// Lookup and update by id are one array index for small integer ids (one hash lookup for others); insert appends (amortized O(1)); remove
-/// leaves a tombstone in the slot array and keeps a Fenwick tree of live slots so the removed
-/// id's position in `allIds` (needed for the patch) costs O(log n); tombstones are compacted
-/// at commit once they outnumber live ids (amortized O(1)).
+/// A persistent value: a copy (`let kept = table`) costs O(1) and shares every entity; a change
+/// afterwards copies only the few trie nodes on its path (O(log n) memory), so a session can
+/// keep the state at many versions for the price of what changed between them.
+///
+/// Rows live in `EntityRows` (a radix trie by small integer id, a hash trie for other ids), the
+/// `allIds` order in a `SlotTrie` from slot to id. Insert takes the next slot; remove leaves a
+/// hole there, and the trie's counts give the removed id's position in `allIds` (needed for the
+/// patch) in O(log n); holes are compacted at commit once they outnumber live ids (amortized
+/// O(1)).
 ///
 /// Every change is logged with the old entity while an action runs, which gives the
 /// Store O(change) patches (`writePatch(since:at:into:)`) and rollbacks (`rollback(to:)`)
@@ -11,7 +16,8 @@
 ///
 ///     var t = EntityTable<Task>()
 ///     t.insert(Task(id: 1, title: "a", done: false))
-///     t.update(1) { $0.done.toggle() }
+///     let kept = t                       // O(1), shares every task
+///     t.update(1) { $0.done.toggle() }   // kept[1]?.done is still false
 public struct EntityTable<E: Entity>: Sendable {
     @usableFromInline typealias Row = EntityRows<E>.Row
 
@@ -29,11 +35,14 @@ public struct EntityTable<E: Entity>: Sendable {
     }
 
     @usableFromInline var rows = EntityRows<E>()
-    /// `allIds` with nil where an id was removed.
-    @usableFromInline var slots: [E.ID?] = []
-    @usableFromInline var live = Fenwick()
-    @usableFromInline var tombstones = 0
+    /// `allIds` by slot, with holes where an id was removed.
+    @usableFromInline var order = SlotTrie<E.ID>()
+    /// The slot the next insert takes.
+    @usableFromInline var slotCount = 0
     @usableFromInline var log: [LogEntry] = []
+
+    /// Slots whose id was removed.
+    @inlinable var tombstones: Int { slotCount - order.count }
 
     @inlinable
     public init() {}
@@ -41,10 +50,10 @@ public struct EntityTable<E: Entity>: Sendable {
     @inlinable
     public init(_ entities: some Sequence<E>) {
         for e in entities where rows[e.id] == nil {
-            rows.insertNew(e.id, Row(entity: e, slot: slots.count))
-            slots.append(e.id)
+            rows.insertNew(e.id, Row(entity: e, slot: slotCount))
+            order.set(slotCount, e.id)
+            slotCount += 1
         }
-        live = Fenwick(Array(repeating: 1, count: slots.count))
     }
 
     @inlinable
@@ -60,11 +69,21 @@ public struct EntityTable<E: Entity>: Sendable {
 
     /// Ids in `allIds` order.
     @inlinable
-    public var ids: [E.ID] { slots.compactMap { $0 } }
+    public var ids: [E.ID] {
+        var ids: [E.ID] = []
+        ids.reserveCapacity(count)
+        order.forEach { ids.append($0) }
+        return ids
+    }
 
     /// Entities in `allIds` order.
     @inlinable
-    public var values: [E] { slots.compactMap { $0.flatMap { rows[$0]?.entity } } }
+    public var values: [E] {
+        var values: [E] = []
+        values.reserveCapacity(count)
+        order.forEach { id in if let row = rows[id] { values.append(row.entity) } }
+        return values
+    }
 
     /// Appends `entity`; false (and no change) when its id is already present.
     @discardableResult
@@ -72,9 +91,9 @@ public struct EntityTable<E: Entity>: Sendable {
     public mutating func insert(_ entity: E) -> Bool {
         guard rows[entity.id] == nil else { return false }
         log.append(.inserted(entity.id, position: rows.count))
-        rows.insertNew(entity.id, Row(entity: entity, slot: slots.count))
-        slots.append(entity.id)
-        live.append(1)
+        rows.insertNew(entity.id, Row(entity: entity, slot: slotCount))
+        order.set(slotCount, entity.id)
+        slotCount += 1
         return true
     }
 
@@ -113,11 +132,9 @@ public struct EntityTable<E: Entity>: Sendable {
     @inlinable
     public mutating func remove(_ id: E.ID) -> E? {
         guard let row = rows.remove(id) else { return nil }
-        let position = live.prefix(row.slot)
+        let position = order.rank(row.slot)
         log.append(.removed(id, old: row.entity, slot: row.slot, position: position))
-        slots[row.slot] = nil
-        live.add(-1, at: row.slot)
-        tombstones += 1
+        order.set(row.slot, nil)
         return row.entity
     }
 
@@ -134,17 +151,15 @@ public struct EntityTable<E: Entity>: Sendable {
             switch log.removeLast() {
             case .inserted(let id, _):
                 rows.remove(id)
-                slots.removeLast()  // compaction never runs while a log is open, so it is the last slot
-                live.removeLast()
+                slotCount -= 1  // compaction never runs while a log is open, so it is the last slot
+                order.set(slotCount, nil)
             case .updated(let id, let old):
                 rows.modify(id) { $0.entity = old }
             case .fieldUpdated(let id, let change):
                 rows.modify(id) { change.undo(&$0.entity) }
             case .removed(let id, let old, let slot, _):
                 rows.insertNew(id, Row(entity: old, slot: slot))
-                slots[slot] = id
-                live.add(1, at: slot)
-                tombstones -= 1
+                order.set(slot, id)
             }
         }
     }
@@ -157,15 +172,13 @@ public struct EntityTable<E: Entity>: Sendable {
     }
 
     @usableFromInline mutating func compact() {
-        var newSlots: [E.ID?] = []
-        newSlots.reserveCapacity(rows.count)
-        for case let id? in slots {
-            rows.modify(id) { $0.slot = newSlots.count }
-            newSlots.append(id)
+        var newOrder = SlotTrie<E.ID>()
+        for (slot, id) in ids.enumerated() {
+            rows.modify(id) { $0.slot = slot }
+            newOrder.set(slot, id)
         }
-        slots = newSlots
-        live = Fenwick(Array(repeating: 1, count: slots.count))
-        tombstones = 0
+        slotCount = newOrder.count
+        order = newOrder
     }
 
     /// Patch operations for every change since `mark`, under `path` (e.g. "/tasks"):
@@ -239,15 +252,15 @@ extension EntityTable: JSONEncodable {
         w.beginObject()
         w.key("byId")
         w.beginObject()
-        for case let id? in slots {
-            guard let row = rows[id] else { continue }
+        order.forEach { id in
+            guard let row = rows[id] else { return }
             w.key(id.key)
             row.entity.writeJSON(to: &w)
         }
         w.endObject()
         w.key("allIds")
         w.beginArray()
-        for case let id? in slots { id.writeJSON(to: &w) }
+        order.forEach { $0.writeJSON(to: &w) }
         w.endArray()
         w.endObject()
     }
@@ -255,20 +268,26 @@ extension EntityTable: JSONEncodable {
 
 extension EntityTable: JSONDecodable {
     /// Checks that `allIds` lists every `byId` member exactly once and that each entity's
-    /// `id` matches its member name.
+    /// `id` matches its member name. Inlinable, so the kind's module decodes (and builds the
+    /// tries) with code specialized for its entity.
+    @inlinable
     public init(json: JSONValue, path: String) throws(StateDecodingError) {
-        let byIdValue: [String: JSONValue] = try json.decodeMember("byId", at: path)
+        // The object as it was parsed: no copy of a million members, no path built for each.
+        guard case .object(let root) = json else { throw StateDecodingError(path: path, message: "expected an object, got \(json.typeName)") }
+        guard let byIdJSON = root["byId"] else { throw StateDecodingError(path: path + "/byId", message: "missing") }
+        guard case .object(let byIdValue) = byIdJSON else {
+            throw StateDecodingError(path: path + "/byId", message: "expected an object, got \(byIdJSON.typeName)")
+        }
         let allIds: [E.ID] = try json.decodeMember("allIds", at: path)
         var entities: [E] = []
         entities.reserveCapacity(allIds.count)
         var seen = Set<E.ID>()
         for (i, id) in allIds.enumerated() {
-            let idPath = path + "/allIds/\(i)"
-            guard seen.insert(id).inserted else { throw StateDecodingError(path: idPath, message: "duplicate id") }
-            let memberPath = path + "/byId/" + JSONPointer.escape(id.key)
-            guard let value = byIdValue[id.key] else { throw StateDecodingError(path: idPath, message: "no such member in byId") }
-            let entity = try E(json: value, path: memberPath)
-            guard entity.id == id else { throw StateDecodingError(path: memberPath + "/id", message: "does not match its key") }
+            guard seen.insert(id).inserted else { throw StateDecodingError(path: path + "/allIds/\(i)", message: "duplicate id") }
+            let key = id.key
+            guard let value = byIdValue[key] else { throw StateDecodingError(path: path + "/allIds/\(i)", message: "no such member in byId") }
+            let entity = try JSONValue.decode(E.self, from: value) { path + "/byId/" + JSONPointer.escape(key) }
+            guard entity.id == id else { throw StateDecodingError(path: path + "/byId/" + JSONPointer.escape(key) + "/id", message: "does not match its key") }
             entities.append(entity)
         }
         if byIdValue.count != allIds.count, let extra = byIdValue.keys.sorted().first(where: { E.ID(key: $0).map { !seen.contains($0) } ?? true }) {
@@ -288,9 +307,11 @@ extension Dictionary: JSONDecodable where Key == String, Value: JSONDecodable {
 }
 
 extension EntityTable: Equatable {
-    /// Same entities in the same order (tombstones and logs do not count).
+    /// Same entities in the same order (tombstones and logs do not count); O(1) for a copy
+    /// that shares everything.
     public static func == (a: EntityTable, b: EntityTable) -> Bool {
-        a.count == b.count && a.ids == b.ids && a.ids.allSatisfy { a[$0] == b[$0] }
+        if a.rows.isIdentical(to: b.rows), a.order.isIdentical(to: b.order) { return true }
+        return a.count == b.count && a.ids == b.ids && a.ids.allSatisfy { a[$0] == b[$0] }
     }
 }
 
@@ -307,7 +328,7 @@ extension EntityTable: Encodable where E: Encodable, E.ID: Encodable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Key.self)
         var byId = c.nestedContainer(keyedBy: Key.self, forKey: Key("byId"))
-        for case let id? in slots {
+        for id in ids {
             if let row = rows[id] { try byId.encode(row.entity, forKey: Key(id.key)) }
         }
         try c.encode(ids, forKey: Key("allIds"))

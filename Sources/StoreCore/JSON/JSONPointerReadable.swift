@@ -38,7 +38,7 @@ extension EntityTable: JSONPointerReadable {
             return JSONPointer.encodedValue(of: entity, at: rest.dropFirst())
         case "allIds"? where !rest.isEmpty:
             guard rest.count == 1, let index = rest.first, let i = JSONPointer.arrayIndex(index), i < count else { return nil }
-            // The i-th live id: positions are what the Fenwick tree counts.
+            // The i-th live id: positions are what the slot trie counts.
             return nthId(i).map { $0.jsonBytes() }
         case nil, "byId"?, "allIds"?:
             return JSONPointer.encodedValue(of: self, at: tokens)
@@ -47,14 +47,7 @@ extension EntityTable: JSONPointerReadable {
         }
     }
 
-    /// The id at position `i` of `allIds`, by a binary search on live-slot counts (O(log² n)).
-    func nthId(_ i: Int) -> E.ID? {
-        var low = 0, high = slots.count  // the answer is the smallest slot s with prefix(s + 1) > i
-        while low < high {
-            let mid = (low + high) / 2
-            if live.prefix(mid + 1) > i { high = mid } else { low = mid + 1 }
-        }
-        return low < slots.count ? slots[low] : nil
-    }
+    /// The id at position `i` of `allIds`, by the slot trie's counts (O(log n)).
+    func nthId(_ i: Int) -> E.ID? { order.select(i)?.element }
 }
 

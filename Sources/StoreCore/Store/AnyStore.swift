@@ -12,9 +12,15 @@ public protocol AnyStore: AnyObject {
     /// `encodeState()`, nil when there is none (for `?path=`); cost proportional to the answer
     /// for entity tables, not to the whole state.
     func encodedState(at pointer: JSONPointer) -> [UInt8]?
+    /// The state as a value, O(1); it shares every unchanged part with the state as that goes on.
+    func sharedState() -> SharedState
     /// Applies in order, all or none (state untouched on error); version +1 per action.
     /// Internal (effect-only) types are refused when `record.source == .client`.
     func apply(_ actions: [ActionRecord]) throws(BatchError) -> [Change]
+    /// `apply`, also keeping the state after each action inside the batch whose version is a
+    /// multiple of `interval` (O(1) each; not after the last action).
+    func apply(_ actions: [ActionRecord], keepingEvery interval: Int) throws(BatchError)
+        -> (changes: [Change], kept: [(version: Int, state: SharedState)])
     /// Effects returned by reducers during the last successful apply (cleared by this call).
     func takePendingEffects() -> [PendingEffect]
     /// The effects the current state is still waiting for (see `Kind.resume`), to run again after
@@ -50,6 +56,24 @@ public protocol StoreKind: Sendable {
     /// Effect-only types.
     var internalActionTypes: [String] { get }
     var initialState: JSONValue { get }
+    /// The JSON Schema of an action type's payload, nil when it takes none.
+    func payloadSchema(of type: String) -> JSONValue?
+    /// The one-off outputs the kind emits.
+    var outputTypes: [OutputType] { get }
     /// `state` nil = the initial state. Throws when `state` does not decode (the error names the path).
     func makeStore(state: JSONValue?, version: Int, environment: EffectEnvironment) throws(StateDecodingError) -> any AnyStore
+    /// A store that starts from a kept state: O(1) for a state this kind's store gave.
+    func makeStore(shared: SharedState, version: Int, environment: EffectEnvironment) throws(StateDecodingError) -> any AnyStore
+}
+
+extension StoreKind {
+    /// For kinds that cannot do better: through the state's JSON.
+    public func makeStore(shared: SharedState, version: Int, environment: EffectEnvironment) throws(StateDecodingError) -> any AnyStore {
+        try makeStore(state: shared.jsonValue(), version: version, environment: environment)
+    }
+}
+
+extension StoreKind {
+    public func payloadSchema(of type: String) -> JSONValue? { nil }
+    public var outputTypes: [OutputType] { [] }
 }

@@ -31,10 +31,17 @@ public struct Kind<State: StoreState, Action: StoreAction>: StoreKind {
     public var actionTypes: [String] { Action.clientTypes }
     public var internalActionTypes: [String] { Action.internalTypes }
     public var initialState: JSONValue { State.initial.jsonValue() }
+    public func payloadSchema(of type: String) -> JSONValue? { Action.payloadSchema(of: type) }
+    public var outputTypes: [OutputType] { Action.outputTypes }
 
     public func makeStore(state: JSONValue?, version: Int, environment: EffectEnvironment) throws(StateDecodingError) -> any AnyStore {
         let initial = try state.map { (json) throws(StateDecodingError) -> State in try State(json: json, path: "") } ?? State.initial
         return factory(initial, version, environment)
+    }
+
+    public func makeStore(shared: SharedState, version: Int, environment: EffectEnvironment) throws(StateDecodingError) -> any AnyStore {
+        if let state = shared.state(as: State.self) { return factory(state, version, environment) }
+        return try makeStore(state: shared.jsonValue(), version: version, environment: environment)
     }
 
     /// The typed store (tests, benchmarks).

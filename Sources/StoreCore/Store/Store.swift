@@ -46,6 +46,9 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
 
     @inlinable public func encodedState(at pointer: JSONPointer) -> [UInt8]? { _state.encodedValue(at: pointer.tokens[...]) }
 
+    /// The state as a value, O(1): it shares every unchanged part with the state as it goes on.
+    @inlinable public func sharedState() -> SharedState { SharedState(_state) }
+
     /// Decodes a record into the kind's action, refusing effect-only types from clients, and a
     /// payload on an action that takes none: a decoded action without a `payload` takes none, and
     /// one sent anyway would be journaled and kept for nothing (any size up to the body limit).
@@ -74,7 +77,25 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
         for i in records.indices {
             do { actions.append(try Store.decode(records[i])) } catch { throw BatchError(index: i, error: error) }
         }
-        return try run(actions, records, collect: &pending)
+        var kept: [(version: Int, state: SharedState)] = []
+        return try run(actions, records, collect: &pending, keepEvery: 0, kept: &kept)
+    }
+
+    /// `apply`, also keeping the state after each action inside the batch whose version is a
+    /// multiple of `interval` (not the last one: that is the state after the batch). Each costs
+    /// O(1): no encoding, no replay. Kept states of a refused batch are dropped with it.
+    @inlinable
+    public func apply(_ records: [ActionRecord], keepingEvery interval: Int) throws(BatchError)
+        -> (changes: [Change], kept: [(version: Int, state: SharedState)]) {
+        guard records.count > 1, interval > 0 else { return (try apply(records), []) }
+        var actions: [Action] = []
+        actions.reserveCapacity(records.count)
+        for i in records.indices {
+            do { actions.append(try Store.decode(records[i])) } catch { throw BatchError(index: i, error: error) }
+        }
+        var kept: [(version: Int, state: SharedState)] = []
+        let changes = try run(actions, records, collect: &pending, keepEvery: interval, kept: &kept)
+        return (changes, kept)
     }
 
     /// Typed entry (tests, benchmarks): applies typed actions stamped `at`, returning the
@@ -84,7 +105,8 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
         -> (changes: [Change], effects: [Effect<Action>.Work]) {
         let records = actions.map { ActionRecord(type: $0.type, payload: $0.payload, at: at, source: source) }
         var jobs: [Effect<Action>.Job] = []
-        let changes = try run(actions, records, collect: &jobs)
+        var kept: [(version: Int, state: SharedState)] = []
+        let changes = try run(actions, records, collect: &jobs, keepEvery: 0, kept: &kept)
         return (changes, jobs.map(\.work))
     }
 
@@ -98,7 +120,8 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
     }
 
     @inlinable
-    func run(_ actions: [Action], _ records: [ActionRecord], collect: inout [Effect<Action>.Job]) throws(BatchError) -> [Change] {
+    func run(_ actions: [Action], _ records: [ActionRecord], collect: inout [Effect<Action>.Job],
+             keepEvery: Int, kept: inout [(version: Int, state: SharedState)]) throws(BatchError) -> [Change] {
         guard !actions.isEmpty else { return [] }
         var changes: [Change] = []
         changes.reserveCapacity(actions.count)
@@ -107,6 +130,13 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
         for i in 0..<actions.count {
             let before = i == 0 ? batchStart : _state.checkpoint()
             changes.append(try step(actions[i], records[i], index: i, before: before, batchStart: batchStart, collect: &jobs))
+            if keepEvery > 0, i < actions.count - 1, (_version + i + 1) % keepEvery == 0 {
+                // A copy (O(1)) with its tables' logs forgotten: the batch's log stays with the
+                // store, and the kept state never rolls back.
+                var copy = _state
+                copy.commit()
+                kept.append((_version + i + 1, SharedState(copy)))
+            }
         }
         _state.commit()
         _version += actions.count
@@ -169,7 +199,9 @@ public final class ErasedStore: AnyStore {
     @usableFromInline let _encodeStateInto: (inout [UInt8]) -> Void
     @usableFromInline let _stateValue: () -> JSONValue
     @usableFromInline let _encodedStateAt: (JSONPointer) -> [UInt8]?
+    @usableFromInline let _sharedState: () -> SharedState
     @usableFromInline let _apply: ([ActionRecord]) throws(BatchError) -> [Change]
+    @usableFromInline let _applyKeeping: ([ActionRecord], Int) throws(BatchError) -> (changes: [Change], kept: [(version: Int, state: SharedState)])
     @usableFromInline let _takePendingEffects: () -> [PendingEffect]
     @usableFromInline let _interruptedEffects: ([String: PendingEffect]) -> [PendingEffect]
 
@@ -181,7 +213,9 @@ public final class ErasedStore: AnyStore {
         _encodeStateInto = { store.encodeState(into: &$0) }
         _stateValue = { store.stateValue() }
         _encodedStateAt = { store.encodedState(at: $0) }
+        _sharedState = { store.sharedState() }
         _apply = { (records) throws(BatchError) -> [Change] in try store.apply(records) }
+        _applyKeeping = { (records, interval) throws(BatchError) in try store.apply(records, keepingEvery: interval) }
         _takePendingEffects = { store.takePendingEffects() }
         _interruptedEffects = { replayed in
             guard let resume else { return [] }
@@ -197,7 +231,12 @@ public final class ErasedStore: AnyStore {
     public func encodeState(into bytes: inout [UInt8]) { _encodeStateInto(&bytes) }
     public func stateValue() -> JSONValue { _stateValue() }
     public func encodedState(at pointer: JSONPointer) -> [UInt8]? { _encodedStateAt(pointer) }
+    public func sharedState() -> SharedState { _sharedState() }
     public func apply(_ actions: [ActionRecord]) throws(BatchError) -> [Change] { try _apply(actions) }
+    public func apply(_ actions: [ActionRecord], keepingEvery interval: Int) throws(BatchError)
+        -> (changes: [Change], kept: [(version: Int, state: SharedState)]) {
+        try _applyKeeping(actions, interval)
+    }
     public func takePendingEffects() -> [PendingEffect] { _takePendingEffects() }
     public func interruptedEffects(replayed: [String: PendingEffect]) -> [PendingEffect] { _interruptedEffects(replayed) }
 }

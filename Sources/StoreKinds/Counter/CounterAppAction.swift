@@ -13,6 +13,14 @@ public enum CounterAppAction: StoreAction, Equatable {
     ]
     public static let internalTypes = ["counter/nthPrimeResponse"]
 
+    public static func payloadSchema(of type: String) -> JSONValue? {
+        switch type {
+        case "counter/nthPrimeResponse": PayloadSchema.object(["prime": PayloadSchema.nullable(PayloadSchema.integer)])
+        case "favoritePrimes/deleteFavoritePrimes": PayloadSchema.object(["indexes": PayloadSchema.array(of: PayloadSchema.integer)])
+        default: nil
+        }
+    }
+
     public init(type: String, payload: JSONValue?) throws(ActionError) {
         switch type {
         case "counter/incrTapped": self = .counter(.incrTapped)

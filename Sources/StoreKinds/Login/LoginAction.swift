@@ -16,6 +16,25 @@ public enum LoginAction: StoreAction, Equatable {
                                      "login/loginTapped", "login/confirmationAnswered"]
     public static let internalTypes = ["login/emailValidated", "login/loginSucceeded", "login/loginFailed"]
 
+    public static func payloadSchema(of type: String) -> JSONValue? {
+        switch type {
+        case "login/emailChanged", "login/passwordChanged": PayloadSchema.string
+        case "login/connectivityChanged": PayloadSchema.object(["online": PayloadSchema.boolean])
+        case "login/confirmationAnswered": PayloadSchema.object(["confirm": PayloadSchema.boolean])
+        case "login/emailValidated":
+            PayloadSchema.object(["valid": PayloadSchema.boolean, "email": PayloadSchema.nullable(PayloadSchema.string)], optional: ["email"])
+        case "login/loginSucceeded": PayloadSchema.object(["token": PayloadSchema.string])
+        default: nil
+        }
+    }
+
+    /// What `loginReducer` emits: ask the user to confirm, the session token, an error toast.
+    public static let outputTypes = [
+        OutputType("login/confirmationRequested"),
+        OutputType("login/loginFinished", payloadSchema: PayloadSchema.object(["token": PayloadSchema.string])),
+        OutputType("login/showErrorToast"),
+    ]
+
     public init(type: String, payload: JSONValue?) throws(ActionError) {
         switch type {
         case "login/emailChanged": self = .emailChanged(try Payload.string(payload))

@@ -30,6 +30,10 @@ public enum ShopAction: StoreAction, Equatable {
 
     public static let clientTypes = ["shop/add", "shop/remove"]
 
+    public static func payloadSchema(of type: String) -> JSONValue? {
+        clientTypes.contains(type) ? PayloadSchema.string : nil
+    }
+
     public init(type: String, payload: JSONValue?) throws(ActionError) {
         switch type {
         case "shop/add": self = .add(try Payload.string(payload))

@@ -12,6 +12,15 @@ public enum TasksAction: StoreAction, Equatable {
     public static let clientTypes = ["tasks/add", "tasks/rename", "tasks/toggleDone", "tasks/remove",
                                      "tasks/favorite", "tasks/unfavorite"]
 
+    public static func payloadSchema(of type: String) -> JSONValue? {
+        switch type {
+        case "tasks/add": PayloadSchema.object(["title": PayloadSchema.string])
+        case "tasks/rename": PayloadSchema.object(["id": PayloadSchema.integer, "title": PayloadSchema.string])
+        case "tasks/toggleDone", "tasks/remove", "tasks/favorite", "tasks/unfavorite": PayloadSchema.object(["id": PayloadSchema.integer])
+        default: nil
+        }
+    }
+
     public init(type: String, payload: JSONValue?) throws(ActionError) {
         switch type {
         case "tasks/add":

@@ -80,6 +80,22 @@ extension ServerConfiguration {
         Option(flag: "--access-log", variable: "STOREHOUSE_ACCESS_LOG", placeholder: "true|false", help: "one line per request on stdout (default true)") { c, v throws(ConfigurationError) in
             c.accessLog = try boolean(v, flag: "--access-log")
         },
+        Option(flag: "--admin-token", variable: "STOREHOUSE_ADMIN_TOKEN", placeholder: "TOKEN", help: "operator bearer, at least 32 characters: the admin routes need it and it opens every session (default unset: admin routes answer 403)") { c, v throws(ConfigurationError) in
+            // The value is never echoed: an error names the rule, not the secret.
+            guard let token = AdminToken(v) else {
+                throw ConfigurationError(description: "--admin-token: must be at least \(AdminToken.minimumLength) characters, none of them blank or control characters")
+            }
+            c.adminToken = token
+        },
+        Option(flag: "--session-ttl-s", variable: "STOREHOUSE_SESSION_TTL_S", placeholder: "N", help: "delete a session N s after its last request or action, unless created with its own ttlSeconds (default 0: never)") { c, v throws(ConfigurationError) in
+            c.sessionTTLSeconds = try integer(v, flag: "--session-ttl-s", in: 0...SessionLifetime.maxTTLSeconds)
+        },
+        Option(flag: "--create-sessions", variable: "STOREHOUSE_CREATE_SESSIONS", placeholder: "open|admin", help: "who may create sessions: anyone, or only the admin token's holder (default open)") { c, v throws(ConfigurationError) in
+            guard let value = CreationPolicy(rawValue: v) else {
+                throw ConfigurationError(description: "--create-sessions: expected open or admin, got '\(v)'")
+            }
+            c.createSessions = value
+        },
         Option(flag: "--node-id", variable: "STOREHOUSE_NODE_ID", placeholder: "ID", help: "this node's id in a cluster, [a-z0-9][a-z0-9-]{0,31}: new session ids are ID.<random> (default none)") { c, v throws(ConfigurationError) in
             guard NodeRouting.isValidNodeID(v) else {
                 throw ConfigurationError(description: "--node-id: expected [a-z0-9][a-z0-9-]{0,31} (lowercase letters, digits, '-'), got '\(v)'")
@@ -134,6 +150,9 @@ extension ServerConfiguration {
             }
         }
         for (option, value) in flags { try option.apply(&configuration, value) }
+        if configuration.createSessions == .admin && configuration.adminToken == nil && !healthcheck {
+            throw ConfigurationError(description: "--create-sessions admin needs --admin-token (or STOREHOUSE_ADMIN_TOKEN): without it no one could create a session")
+        }
         return healthcheck ? .healthcheck(configuration) : .serve(configuration)
     }
 

@@ -6,6 +6,8 @@ import SessionCore
 /// a flag wins over its variable.
 public struct ServerConfiguration: Sendable, Equatable {
     public enum Fsync: String, Sendable, CaseIterable { case always, batch, never }
+    /// `open`: anyone who reaches the port creates sessions; `admin`: only a holder of the admin token.
+    public enum CreationPolicy: String, Sendable, CaseIterable { case open, admin }
 
     public var host = "127.0.0.1"
     public var port = 8080
@@ -23,6 +25,14 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var subscriberBufferBytes = 1 << 20
     public var shutdownGraceSeconds = 10
     public var accessLog = true
+    /// The operator's bearer (`--admin-token`): the admin routes need it, and it opens every
+    /// session; nil leaves the admin routes answering 403 `admin-disabled`.
+    public var adminToken: AdminToken?
+    /// Who may `POST /sessions` (`--create-sessions`).
+    public var createSessions = CreationPolicy.open
+    /// Seconds without a request or an applied action after which a session is deleted, for a
+    /// session created without its own `ttlSeconds` (`--session-ttl-s`); 0: never.
+    public var sessionTTLSeconds = 0
     /// Bytes the server may hold (`--max-memory`); nil: half the machine's memory or cgroup limit.
     public var maxMemory: Int?
     /// JSON bytes of one action's `payload` and `meta` together (`--max-action-bytes`).

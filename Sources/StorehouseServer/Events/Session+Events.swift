@@ -204,7 +204,7 @@ extension Session {
     }
 
     /// Marks the session deleted and ends its streams with `end` / `deleted`.
-    func markDeleted() {
+    func markDeleted(reason: String = "deleted") {
         let (ended, after): ([Subscriber], Afterwards) = lock.withLock {
             publishPendingLocked()
             streamsEndingWhenSettled = []  // they end below, as deleted
@@ -218,7 +218,7 @@ extension Session {
             return (all, after)
         }
         after.run(self)
-        let frame = SharedChunk(EventFrames.end(reason: "deleted"))
+        let frame = SharedChunk(EventFrames.end(reason: reason))
         for subscriber in ended {
             context.gauges.subscriberClosed()
             _ = subscriber.stream.write(frame)

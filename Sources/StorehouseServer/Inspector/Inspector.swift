@@ -42,7 +42,8 @@ struct Inspector: Sendable {
         // (where a token would land in logs and history) is refused rather than silently dropped.
         if let name = request.queryItems().first?.name {
             return Problem(400, "unknown-parameter", "\(path) takes no query parameter, and '\(Problem.quote(name))' was given; "
-                           + "the inspector reads the session from the fragment: /inspect#id=<id>&token=<token>").response()
+                           + "the inspector reads the session from the fragment: /inspect#id=<id>&token=<token>",
+                           extra: [("parameter", .string(Problem.quote(name)))]).response()
         }
         return asset.response(for: request, vary: path == "/" ? "Accept" : nil)
     }

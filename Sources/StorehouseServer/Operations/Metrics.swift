@@ -12,7 +12,8 @@ public final class Metrics: Sendable {
     public enum Route: String, Sendable, CaseIterable {
         case healthz = "/healthz", readyz = "/readyz", metrics = "/metrics", kinds = "/kinds", problems = "/problems/{slug}"
         case sessions = "/sessions", session = "/sessions/{id}", state = "/sessions/{id}/state"
-        case actions = "/sessions/{id}/actions", events = "/sessions/{id}/events", other = "other"
+        case actions = "/sessions/{id}/actions", events = "/sessions/{id}/events"
+        case export = "/sessions/{id}/export", sessionImport = "/sessions/import", other = "other"
 
         /// The position in `allCases`, without building that array.
         var index: Int {
@@ -27,7 +28,9 @@ public final class Metrics: Sendable {
             case .state: return 7
             case .actions: return 8
             case .events: return 9
-            case .other: return 10
+            case .export: return 10
+            case .sessionImport: return 11
+            case .other: return 12
             }
         }
     }
@@ -52,6 +55,7 @@ public final class Metrics: Sendable {
         /// A handful of (kind, source) pairs: a linear scan of small strings beats hashing two of them.
         var actions: [(kind: String, source: String, count: Int)] = []
         var droppedToSnapshot = 0
+        var expired = 0
 
         mutating func addActions(kind: String, source: String, count: Int) {
             for i in actions.indices where actions[i].kind == kind && actions[i].source == source {
@@ -82,6 +86,7 @@ public final class Metrics: Sendable {
             }
             for entry in other.actions { addActions(kind: entry.kind, source: entry.source, count: entry.count) }
             droppedToSnapshot += other.droppedToSnapshot
+            expired += other.expired
         }
     }
     private struct RequestKey {
@@ -131,6 +136,11 @@ public final class Metrics: Sendable {
 
     public func recordActions(kind: String, source: String, count: Int) {
         shard.counts.withLock { $0.addActions(kind: kind, source: source, count: count) }
+    }
+
+    /// A session deleted for its idleness (`storehouse_sessions_expired_total`).
+    func recordExpiry() {
+        shard.counts.withLock { $0.expired += 1 }
     }
 
     public func recordSubscriberReset() {
@@ -202,6 +212,9 @@ public final class Metrics: Sendable {
         \(memoryGauges())# HELP storehouse_subscriber_resets_total Slow subscribers whose queued changes were replaced by a snapshot.
         # TYPE storehouse_subscriber_resets_total counter
         storehouse_subscriber_resets_total \(c.droppedToSnapshot)
+        # HELP storehouse_sessions_expired_total Sessions deleted because their ttlSeconds passed without a request or an action.
+        # TYPE storehouse_sessions_expired_total counter
+        storehouse_sessions_expired_total \(c.expired)
         # HELP storehouse_actions_total Actions applied, by kind and source.
         # TYPE storehouse_actions_total counter
 

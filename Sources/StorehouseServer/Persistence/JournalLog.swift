@@ -46,6 +46,8 @@ struct JournalLog: SessionLog {
         journal.writeSnapshot(session: sessionID, version: version, bytes: bytes)
     }
 
+    func flush() { journal.flush() }
+
     func delete(sessionID: String, completion: @escaping @Sendable () -> Void) {
         // The journal's delete waits for the files to go; that wait happens here, off the I/O threads.
         DispatchQueue.global().async {

@@ -51,6 +51,10 @@ enum Recovery {
                     session.settleBudget()  // memory budget: recovered windows count, and shrink past it
                     actions += item.records.count
                     mine.append(session)
+                } catch let error as IncompleteImport {
+                    // Never answered 201: the import is undone, as if it had not begun.
+                    ServerLog.info("session \(item.id) removed: \(error)")
+                    journal.deleteSession(id: item.id)
                 } catch {
                     failures += 1
                     ServerLog.error("session \(item.id) not recovered: \(error); its files are left for inspection")
@@ -78,18 +82,44 @@ enum Recovery {
     static func damaged(_ id: String, meta bytes: [UInt8], context: SessionContext) -> Session? {
         guard let meta = try? SnapshotCoding.decodeMeta(bytes), meta.id == id, let kind = context.kinds.kind(named: meta.kind),
               let store = try? kind.makeStore(state: nil, version: 0, environment: context.effectEnvironment) else { return nil }
-        return Session(id: id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context, damaged: true)
+        return Session(id: id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context, damaged: true,
+                       forkedFrom: meta.forkedFrom)
+    }
+
+    /// An imported session whose import never finished (`ImportedBase`): removed, not served.
+    struct IncompleteImport: Error, CustomStringConvertible {
+        var description: String { "its import did not finish (no snapshot at the imported version)" }
     }
 
     static func rebuild(_ item: RecoveredSession, context: SessionContext) throws -> Session {
         let meta = try SnapshotCoding.decodeMeta(item.meta)
         guard meta.id == item.id else { throw RecoveryError(description: "metadata names session \(meta.id)") }
+        if let imported = meta.imported {
+            guard let snapshot = item.snapshot, snapshot.version >= imported.version else { throw IncompleteImport() }
+        }
+        return try rebuild(meta: meta, snapshot: item.snapshot, records: item.records, context: context)
+    }
+
+    /// A session from its metadata record, its newest snapshot and the records after it: what
+    /// recovery reads, and what an import builds before it writes anything.
+    static func rebuild(meta: SnapshotCoding.Meta, snapshot: (version: Int, bytes: [UInt8])?, records journaled: [(version: Int, bytes: [UInt8])],
+                        context: SessionContext) throws -> Session {
         guard let kind = context.kinds.kind(named: meta.kind) else { throw RecoveryError(description: "unknown kind \(meta.kind)") }
         var state: JSONValue? = meta.state
         var version = 0
         var updatedAt = meta.createdAt
         var idempotency = IdempotencyCache(answerBudget: context.idempotencyAnswerBudget)
-        if let snapshot = item.snapshot {
+        // Actions replayed before the journal's records: an import's log, while no snapshot
+        // after it replaces it.
+        var imported: [ActionRecord] = []
+        if let base = meta.imported, (snapshot?.version ?? base.version) <= base.version {
+            version = base.baseVersion
+            imported = base.actions
+            for (key, entry) in base.idempotency { idempotency.insert(key, entry) }
+            guard version + imported.count == base.version, journaled.first.map({ $0.version == base.version + 1 }) ?? true else {
+                throw RecoveryError(description: "the import's \(imported.count) actions after version \(version) do not reach its version \(base.version)")
+            }
+        } else if let snapshot {
             let decoded = try SnapshotCoding.decode(snapshot.bytes)
             state = decoded.state
             version = decoded.version
@@ -97,21 +127,23 @@ enum Recovery {
             for (key, entry) in decoded.idempotency { idempotency.insert(key, entry) }
         }
         let store = try kind.makeStore(state: state, version: version, environment: context.effectEnvironment)
+        // The state replay starts from, kept as it is (O(1)) before the records change the store.
+        let base = store.sharedState()
         // The newest job of each name that the replay starts from or goes through: what an
         // interrupted request runs again (`AnyStore.interruptedEffects`). A request the base state
         // already waits for (a session created from such a state, or one in flight at the
         // snapshot) keeps the base's inputs unless a replayed action started it again.
         var replayedEffects: [String: PendingEffect] = [:]
         for effect in store.interruptedEffects() { if let id = effect.id { replayedEffects[id] = effect } }
-        var records: [ActionRecord] = []
-        records.reserveCapacity(item.records.count)
+        var records: [ActionRecord] = imported
+        records.reserveCapacity(imported.count + journaled.count)
         // The keys the records set, in the order they were set live (the cache evicts by it): the
         // refusals a record carries were kept before its request's mark. A refusal two appends in
         // flight both carried, or a snapshot and a record, is the same entry: it keeps its first place.
         var keys: [(key: String, entry: IdempotencyCache.Entry)] = []
-        for (offset, record) in item.records.enumerated() {
-            guard record.version == version + offset + 1 else {
-                throw RecoveryError(description: "record \(record.version) follows version \(version + offset)")
+        for (offset, record) in journaled.enumerated() {
+            guard record.version == version + imported.count + offset + 1 else {
+                throw RecoveryError(description: "record \(record.version) follows version \(version + imported.count + offset)")
             }
             let (action, mark, refusals) = try RecordCoding.decodeJournalRecord(record.bytes)
             records.append(action)
@@ -125,22 +157,24 @@ enum Recovery {
         // have been live: without them, once the records outnumber `--history`, the window starts
         // after the base and none of its versions but the head could be rebuilt.
         var changes: [Change] = []
-        var keptAlong: [(version: Int, bytes: [UInt8])] = []
-        var keptBytes = 0
+        var keptAlong: [(version: Int, state: SharedState, weight: Int)] = []
+        var keptWeight = 0
         let head = version + records.count
         var start = 0
         while start < records.count {
             let point = ((version + start) / context.keepEvery + 1) * context.keepEvery
             let end = min(records.count, point - version)
-            changes += try store.apply(Array(records[start..<end]))
+            let run = try store.apply(Array(records[start..<end]))
+            changes += run
             for effect in store.takePendingEffects() { if let id = effect.id { replayedEffects[id] = effect } }
             // Only points the window (`--history` back from the head) can start from are kept,
             // and no more of them than the kept states' budget holds (the session keeps no more).
             if end < records.count, point >= head - context.history - context.keepEvery {
-                let bytes = store.encodeState()
-                keptAlong.append((point, bytes))
-                keptBytes += bytes.count
-                while keptBytes > context.keptStateBudget, keptAlong.count > 1 { keptBytes -= keptAlong.removeFirst().bytes.count }
+                // As the live session weighs them: the actions since the state before.
+                let weight = run.reduce(0) { $0 + Session.changeWeight($1.patch) }
+                keptAlong.append((point, store.sharedState(), weight))
+                keptWeight += weight
+                while keptWeight > context.keptStateBudget, keptAlong.count > 1 { keptWeight -= keptAlong.removeFirst().weight }
             }
             start = end
         }
@@ -150,8 +184,11 @@ enum Recovery {
                kept.firstVersion == entry.firstVersion, kept.createdAt == entry.createdAt { continue }
             idempotency.insert(key, entry)
         }
-        let session = Session(id: meta.id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context)
-        session.restore(changes: changes, baseVersion: version, baseState: state, keptAlong: keptAlong,
+        let session = Session(id: meta.id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context,
+                              forkedFrom: meta.forkedFrom, ttlSeconds: meta.ttlSeconds)
+        // The clock goes on from the last action: it is durable, and a restart never resets it.
+        session.lifetime.touch(updatedAt)
+        session.restore(changes: changes, baseVersion: version, baseState: base, keptAlong: keptAlong,
                         updatedAt: updatedAt, idempotency: idempotency, replayedEffects: replayedEffects)
         return session
     }
@@ -174,7 +211,7 @@ extension Session {
 
     /// Installs what recovery replayed: the history after the snapshot and the idempotency window.
     /// `keptAlong`: states at versions between the base and the head, in order, kept on the way.
-    func restore(changes: [Change], baseVersion: Int, baseState: JSONValue?, keptAlong: [(version: Int, bytes: [UInt8])] = [],
+    func restore(changes: [Change], baseVersion: Int, baseState: SharedState, keptAlong: [(version: Int, state: SharedState, weight: Int)] = [],
                  updatedAt: Int64, idempotency: IdempotencyCache, replayedEffects: [String: PendingEffect] = [:]) {
         lock.withLock {
             self.replayedEffects = replayedEffects
@@ -184,24 +221,21 @@ extension Session {
             var after = Afterwards()
             runLocked(&commands, pending: nil, into: &after)
             if !changes.isEmpty {
-                // The base the journal replayed from is what time travel replays from, in the
-                // kind's own key order (the same state always serializes to the same bytes).
+                // The base the journal replayed from is what time travel replays from.
                 keptStates = KeptStates(byteBudget: context.keptStateBudget)
-                if let base = try? kind.makeStore(state: baseState, version: baseVersion, environment: context.effectEnvironment) {
-                    keptStates.add(version: baseVersion, bytes: base.encodeState())
-                }
+                keptStates.add(version: baseVersion, state: baseState, weight: 0)
                 // Past the byte budget the window starts later than the base: keep the state there
                 // (a replay of the records before it), so every version after it can be rebuilt.
                 if let start = history.versionToDropThrough(toFit: historyByteLimitLocked), start > baseVersion, start < store.version,
                    let plan = try? replayPlanLocked(to: start), let rebuilt = try? replay(plan) {
-                    keptStates.add(version: start, bytes: rebuilt.encodeState())
+                    keptStates.add(version: start, state: rebuilt.sharedState(), weight: 0)
                 }
                 // After the states above (adding a state drops the newer ones), in order.
                 let newest = keptStates.states.last?.version ?? baseVersion
                 for kept in keptAlong where kept.version > newest && kept.version < store.version {
-                    keptStates.add(version: kept.version, bytes: kept.bytes)
+                    keptStates.add(version: kept.version, state: kept.state, weight: kept.weight)
                 }
-                keptStates.add(version: store.version, bytes: store.encodeState())
+                keptStates.add(version: store.version, state: store.sharedState(), weight: 0)
             }
             trimHistoryLocked()
             self.updatedAt = updatedAt

@@ -22,6 +22,9 @@ protocol SessionLog: Sendable {
     /// journal's thread syncs and completes the group; otherwise it is written and completed here.
     func commitPending()
     func snapshot(sessionID: String, version: Int, bytes: [UInt8])
+    /// Returns once everything handed to the log before it, snapshots included, is on disk (an
+    /// import waits for its snapshot so). Blocks: never from an I/O thread or a completion.
+    func flush()
     /// Removes the session's files, then calls `completion` (possibly on another thread).
     func delete(sessionID: String, completion: @escaping @Sendable () -> Void)
     func close()
@@ -29,6 +32,7 @@ protocol SessionLog: Sendable {
 
 extension SessionLog {
     func afterCompletions(_ body: @escaping @Sendable () -> Void) { body() }
+    func flush() {}
 }
 
 /// `--in-memory`: nothing is kept, every append is done at once.

@@ -9,7 +9,17 @@ import StoreCore
 enum SnapshotCoding {
     static func encode(version: Int, state: [UInt8], updatedAt: Int64, idempotency: IdempotencyCache) -> [UInt8] {
         var out: [UInt8] = []
-        out += Array(#"{"version":\#(version),"updatedAt":\#(updatedAt),"idempotency":["#.utf8)
+        out += Array(#"{"version":\#(version),"updatedAt":\#(updatedAt),"idempotency":"#.utf8)
+        appendIdempotency(idempotency, through: version, to: &out)
+        out += Array(#","state":"#.utf8)
+        out += state
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// The keys set through `version`, as a JSON array (a snapshot's and an export's `idempotency`).
+    static func appendIdempotency(_ idempotency: IdempotencyCache, through version: Int, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "["))
         var first = true
         // In eviction order: sorted by time, keys set in the same millisecond came back in the
         // dictionary's order, and a restart evicted other keys than the live cache had.
@@ -28,10 +38,7 @@ enum SnapshotCoding {
             }
             out.append(UInt8(ascii: "}"))
         }
-        out += Array(#"],"state":"#.utf8)
-        out += state
-        out.append(UInt8(ascii: "}"))
-        return out
+        out.append(UInt8(ascii: "]"))
     }
 
     struct Decoded {
@@ -48,37 +55,81 @@ enum SnapshotCoding {
         var entries: [(String, IdempotencyCache.Entry)] = []
         if case .array(let list)? = o["idempotency"] {
             for item in list {
-                guard case .object(let e) = item, case .string(let key)? = e["key"], case .string(let hash)? = e["hash"],
-                      case .int(let first)? = e["first"], case .int(let last)? = e["last"],
-                      case .bool(let minimal)? = e["minimal"], case .int(let createdAt)? = e["createdAt"] else { continue }
-                if case .object(let r)? = e["refusal"] {
-                    guard case .int(let status)? = r["status"], case .string(let body)? = r["body"] else { continue }
-                    entries.append((key, IdempotencyCache.Entry(keptRefusal: .init(key: key, bodyHash: hexBytes(hash), version: first, minimal: minimal,
-                                                                                  createdAt: Int64(createdAt), status: status, body: Array(body.utf8)))))
-                    continue
-                }
-                entries.append((key, IdempotencyCache.Entry(bodyHash: hexBytes(hash), firstVersion: first, lastVersion: last,
-                                                            minimal: minimal, createdAt: Int64(createdAt), response: nil, durable: true)))
+                if let entry = idempotencyEntry(item) { entries.append(entry) }
             }
         }
         return Decoded(version: version, updatedAt: Int64(updatedAt), state: state, idempotency: entries)
     }
 
+    /// One element of `appendIdempotency`'s array; nil when it is not one.
+    static func idempotencyEntry(_ item: JSONValue) -> (key: String, entry: IdempotencyCache.Entry)? {
+        guard case .object(let e) = item, case .string(let key)? = e["key"], case .string(let hash)? = e["hash"],
+              case .int(let first)? = e["first"], case .int(let last)? = e["last"],
+              case .bool(let minimal)? = e["minimal"], case .int(let createdAt)? = e["createdAt"] else { return nil }
+        let bodyHash = hexBytes(hash)
+        if case .object(let r)? = e["refusal"] {
+            guard case .int(let status)? = r["status"], case .string(let body)? = r["body"] else { return nil }
+            return (key, IdempotencyCache.Entry(keptRefusal: .init(key: key, bodyHash: bodyHash, version: first, minimal: minimal,
+                                                                  createdAt: Int64(createdAt), status: status, body: Array(body.utf8))))
+        }
+        return (key, IdempotencyCache.Entry(bodyHash: bodyHash, firstVersion: first, lastVersion: last,
+                                            minimal: minimal, createdAt: Int64(createdAt), response: nil, durable: true))
+    }
+
     /// Session metadata: never the token, only its SHA-256; and the starting state when the
     /// session was created from a given one (it is not the kind's initial state, so replay needs it).
-    static func meta(id: String, kind: String, createdAt: Int64, tokenHash: [UInt8], state: [UInt8]?) -> [UInt8] {
+    /// An imported session's record also holds the import (`ImportedBase`): `state` is then the
+    /// state at its `baseVersion`, and the record alone rebuilds the session as exported.
+    static func meta(id: String, kind: String, createdAt: Int64, tokenHash: [UInt8], state: [UInt8]?, forkedFrom: ForkOrigin? = nil,
+                     ttlSeconds: Int = 0, imported: ImportedBase.Encoded? = nil) -> [UInt8] {
         var out = Array(#"{"id":"\#(id)","kind":"\#(kind)","createdAt":\#(createdAt),"tokenSHA256":"\#(Secrets.hex(tokenHash))""#.utf8)
+        if let forkedFrom { out += Array(#","forkedFrom":"#.utf8) + forkedFrom.json.encoded() }
+        if ttlSeconds > 0 { out += Array(#","ttlSeconds":\#(ttlSeconds)"#.utf8) }
+        if let imported {
+            out += Array(#","import":{"baseVersion":\#(imported.baseVersion),"version":\#(imported.version),"actions":"#.utf8)
+            out += imported.actions
+            out += Array(#","idempotency":"#.utf8)
+            out += imported.idempotency
+            out.append(UInt8(ascii: "}"))
+        }
         if let state { out += Array(#","state":"#.utf8) + state }
         out.append(UInt8(ascii: "}"))
         return out
     }
 
-    static func decodeMeta(_ bytes: [UInt8]) throws -> (id: String, kind: String, createdAt: Int64, tokenHash: [UInt8], state: JSONValue?) {
+    /// What a metadata record holds.
+    struct Meta {
+        let id: String
+        let kind: String
+        let createdAt: Int64
+        let tokenHash: [UInt8]
+        let state: JSONValue?
+        let forkedFrom: ForkOrigin?
+        /// 0: the session never expires.
+        let ttlSeconds: Int
+        let imported: ImportedBase?
+    }
+
+    static func decodeMeta(_ bytes: [UInt8]) throws -> Meta {
         guard case .object(let o) = try JSONReader.parse(bytes, maxDepth: 10_000), case .string(let id)? = o["id"], case .string(let kind)? = o["kind"],
               case .int(let createdAt)? = o["createdAt"], case .string(let hash)? = o["tokenSHA256"] else {
             throw RecordCoding.DecodeError(description: "metadata is not session metadata")
         }
-        return (id, kind, Int64(createdAt), hexBytes(hash), o["state"])
+        var imported: ImportedBase?
+        if let value = o["import"] {
+            guard case .object(let i) = value, case .int(let base)? = i["baseVersion"], case .int(let version)? = i["version"],
+                  case .array(let actions)? = i["actions"], case .array(let keys)? = i["idempotency"] else {
+                throw RecordCoding.DecodeError(description: "metadata holds an import it cannot read")
+            }
+            var records: [ActionRecord] = []
+            records.reserveCapacity(actions.count)
+            for action in actions { records.append(try ActionRecord(record: action)) }
+            imported = ImportedBase(baseVersion: base, version: version, actions: records,
+                                    idempotency: keys.compactMap(idempotencyEntry))
+        }
+        return Meta(id: id, kind: kind, createdAt: Int64(createdAt), tokenHash: hexBytes(hash), state: o["state"],
+                    forkedFrom: ForkOrigin(o["forkedFrom"]), ttlSeconds: { if case .int(let t)? = o["ttlSeconds"], t > 0 { t } else { 0 } }(),
+                    imported: imported)
     }
 
     static func hexBytes(_ text: String) -> [UInt8] {

@@ -9,11 +9,15 @@
 /// ```
 enum Endpoint: Equatable {
     case healthz, readyz, metrics, kinds, problem, createSession
+    /// `GET /sessions`: the admin's listing.
+    case listSessions
+    /// `POST /sessions/import`: the admin recreates an exported session.
+    case importSession
     /// One acting on a session, named by the path and proved by its token.
     case session(SessionEndpoint)
 
     /// Every endpoint, in the order `Allow` lists their methods.
-    private static let table: [Endpoint] = [.healthz, .readyz, .metrics, .kinds, .problem, .createSession]
+    private static let table: [Endpoint] = [.healthz, .readyz, .metrics, .kinds, .problem, .listSessions, .createSession, .importSession]
         + SessionEndpoint.allCases.map(Endpoint.session)
 
     var route: Metrics.Route {
@@ -23,7 +27,9 @@ enum Endpoint: Equatable {
         case .metrics: .metrics
         case .kinds: .kinds
         case .problem: .problems
-        case .createSession: .sessions
+        case .createSession, .listSessions: .sessions
+        case .importSession: .sessionImport
+        case .session(.export): .export
         case .session(.read), .session(.delete): .session
         case .session(.readState): .state
         case .session(.readLog), .session(.postActions): .actions
@@ -33,9 +39,21 @@ enum Endpoint: Equatable {
 
     var method: String {
         switch self {
-        case .createSession, .session(.postActions): "POST"
+        case .createSession, .importSession, .session(.postActions): "POST"
         case .session(.delete): "DELETE"
         default: "GET"
+        }
+    }
+
+    /// The query parameters the endpoint reads; any other is 400 `unknown-parameter`, so a
+    /// misspelt `?verison=3` is not silently answered with the head.
+    var parameters: [String] {
+        switch self {
+        case .listSessions: ["kind", "limit", "cursor"]
+        case .session(.readState): ["path", "version", "access_token"]
+        case .session(.readLog): ["since", "limit"]
+        case .session(.openEvents): ["since", "access_token"]
+        default: []
         }
     }
 
@@ -67,7 +85,7 @@ enum Endpoint: Equatable {
 
 /// An endpoint acting on one session.
 enum SessionEndpoint: CaseIterable {
-    case read, delete, readState, readLog, postActions, openEvents
+    case read, delete, readState, readLog, postActions, openEvents, export
 
     /// Whether the token may come as `?access_token=` (RFC 6750 §2.3): for the reads a browser
     /// makes without headers (an `EventSource`, a link to the state).

@@ -46,7 +46,7 @@ struct NodeRouting: Sendable {
     /// §15.5.6): no node would serve it.
     func misdirection(route: Metrics.Route, method: String, id: String) -> Problem? {
         switch route {
-        case .session, .state, .actions, .events:
+        case .session, .state, .actions, .events, .export:
             guard let problem = misdirection(for: id) else { return nil }
             // Every method the route serves, OPTIONS (a preflight) included.
             let served = method == "OPTIONS" || Endpoint(route: route, method: method == "HEAD" ? "GET" : method) != nil

@@ -4,15 +4,18 @@ import StoreCore
 import StoreKinds
 
 extension Router {
-    /// `POST /sessions`: `{"kind"?: string, "state"?: object}`, an empty body meaning the default kind (the first the server was given).
+    /// `POST /sessions`: `{"kind"?: string, "state"?: object}`, an empty body meaning the default
+    /// kind (the first the server was given); or `{"from": {"id", "version"?}}`, a fork (`forkSession`).
     func createSession(_ exchange: Exchange) {
         // Memory budget: as for actions (`postActions`), a given state counts while it is read.
         let budget = registry.context.memoryBudget
         let reservation = MemoryBudget.parsedSize(ofBody: exchange.request.body.count)
         guard budget.reserve(reservation) else { return exchange.send(MemoryBudget.refusal) }
         defer { budget.release(reservation) }
-        var kindName = registry.context.kinds.defaultKindName
+        var givenKind: String?
         var state: JSONValue?
+        var from: (id: String, version: Int?)?
+        var ttlSeconds = access.sessionTTLSeconds
         // Only a body of no bytes means `{}` (what `curl -X POST` sends); whitespace alone is not
         // a JSON text (RFC 8259 §2), so it is a malformed body like any other.
         if !exchange.request.body.isEmpty {
@@ -25,16 +28,76 @@ extension Router {
             }
             switch object["kind"] {
             case nil, .null?: break
-            case .string(let name)?: kindName = name
+            case .string(let name)?: givenKind = name
             default: return exchange.send(Problem(422, "invalid-body", "kind must be a string"))
             }
             if let given = object["state"], given != .null { state = given }
+            switch object["ttlSeconds"] {
+            case nil, .null?: break
+            case .int(let seconds)? where (0...SessionLifetime.maxTTLSeconds).contains(seconds): ttlSeconds = seconds
+            default:
+                return exchange.send(Problem(422, "invalid-body", "ttlSeconds must be an integer from 0 (never expires) to \(SessionLifetime.maxTTLSeconds)"))
+            }
+            switch object["from"] {
+            case nil, .null?: break
+            case .object(let origin)?:
+                guard case .string(let id)? = origin["id"] else {
+                    return exchange.send(Problem(422, "invalid-body", "from.id must be the id of the session to fork"))
+                }
+                switch origin["version"] {
+                case nil, .null?: from = (id, nil)
+                case .int(let version)? where version >= 0: from = (id, version)
+                default: return exchange.send(Problem(422, "invalid-body", "from.version must be an integer of at least 0"))
+                }
+            default:
+                return exchange.send(Problem(422, "invalid-body", #"from must be an object like {"id": "…", "version": 3}"#))
+            }
         }
+        if let from {
+            guard state == nil else {
+                return exchange.send(Problem(422, "invalid-body", "a fork starts from its origin's state: give from or state, not both"))
+            }
+            return forkSession(from: from.id, at: from.version, kind: givenKind, ttlSeconds: ttlSeconds, exchange)
+        }
+        let kindName = givenKind ?? registry.context.kinds.defaultKindName
         guard let kind = registry.context.kinds.kind(named: kindName) else {
             return exchange.send(Problem(422, "unknown-kind", "no store kind is called '\(Problem.quote(kindName))'",
                                          extra: [("validKinds", .array(registry.context.kinds.all.map { .string($0.name) }))]))
         }
-        registry.create(kind: kind, state: state) { result in
+        create(kind: kind, state: state, forkedFrom: nil, ttlSeconds: ttlSeconds, exchange)
+    }
+
+    /// A fork: a new session whose state is session `id`'s at `version` (its newest durable one
+    /// when nil), proved by that session's token or the admin token (docs/API.md "Operators").
+    private func forkSession(from id: String, at version: Int?, kind kindName: String?, ttlSeconds: Int, _ exchange: Exchange) {
+        guard Secrets.isWellFormedID(id), let origin = registry.lookup(id) else {
+            return exchange.send(SessionProblems.notFound)
+        }
+        let admin = access.adminToken
+        guard checkBearer(exchange.request, allowQueryToken: false, missing: "a fork needs Authorization: Bearer <the token of the session it forks>",
+                          wrong: "the token is not that of the session to fork", exchange, verify: { token in
+                              origin.accepts(token: token) || admin?.accepts(token) == true
+                          }) else { return }
+        guard !origin.damaged else { return exchange.send(SessionProblems.damaged) }
+        if let kindName, kindName != origin.kind.name {
+            return exchange.send(Problem(422, "invalid-body", "a fork has its origin's kind, \(origin.kind.name), not '\(kindName.prefix(64))'"))
+        }
+        // The state at an older version is rebuilt from a kept state and the history: off the I/O
+        // thread, as `?version=` is.
+        DispatchQueue.global().async { [self] in
+            let at = version ?? origin.durableVersionNow()
+            let bytes: [UInt8]
+            do throws(Problem) { bytes = try origin.state(at: at) } catch { return exchange.send(error) }
+            guard let state = try? JSONReader.parse(bytes, maxDepth: 10_000) else {
+                return exchange.send(Problem(500, "replay-failed", "the state at version \(at) could not be read back"))
+            }
+            create(kind: origin.kind, state: state, forkedFrom: ForkOrigin(id: origin.id, version: at), ttlSeconds: ttlSeconds, exchange)
+        }
+    }
+
+    /// Creates the session and answers 201 with its token, once its creation is durable.
+    private func create(kind: any StoreKind, state: JSONValue?, forkedFrom: ForkOrigin?, ttlSeconds: Int, _ exchange: Exchange) {
+        registry.create(kind: kind, state: state, forkedFrom: forkedFrom, ttlSeconds: ttlSeconds) { result in
             switch result {
             case .failure(let problem):
                 exchange.send(problem)
@@ -83,18 +146,22 @@ extension Router {
             // thread, so the other connections of this loop are not held up meanwhile.
             let pointer = pointer, pointerText = pointerText
             DispatchQueue.global().async {
-                let stateBytes: [UInt8]
-                do throws(Problem) { stateBytes = try session.state(at: version) } catch {
-                    exchange.send(error)
-                    return
-                }
                 guard let pointer else {
+                    let stateBytes: [UInt8]
+                    do throws(Problem) { stateBytes = try session.state(at: version) } catch {
+                        return exchange.send(error)
+                    }
                     return Self.sendUnlessNotModified(JSONAnswer.state(version: version, state: stateBytes), of: version, ifNoneMatch, exchange)
                 }
-                guard let range = JSONPointer.locate(pointer.tokens[...], in: stateBytes) else {
+                // Only the value at the path is encoded, not the state around it.
+                let value: [UInt8]?
+                do throws(Problem) { value = try session.value(at: version, pointer: pointer) } catch {
+                    return exchange.send(error)
+                }
+                guard let value else {
                     return exchange.send(Problem(404, "path-not-found", "nothing is at '\(Problem.quote(pointerText))' in the state at version \(version)"))
                 }
-                Self.sendUnlessNotModified(Self.pointerAnswer(version: version, path: pointerText, value: stateBytes[range]), of: version, ifNoneMatch, exchange)
+                Self.sendUnlessNotModified(Self.pointerAnswer(version: version, path: pointerText, value: value), of: version, ifNoneMatch, exchange)
             }
         } else if let pointer {
             let pointerText = pointerText
@@ -199,7 +266,7 @@ extension Router {
             guard !key.isEmpty, key.utf8.count <= 255 else {
                 return exchange.send(Problem(400, "invalid-header", "Idempotency-Key must be 1 to 255 bytes"))
             }
-            idempotency = (key, SHA256.hash(request.body))
+            idempotency = (key, SHA256.hash(Self.canonicalBody(request.body)))
         }
         let minimal = request.headers.values("Prefer").contains { field in
             // RFC 7240 §2: a list of preferences, each token [BWS "=" BWS word] with parameters
@@ -215,6 +282,15 @@ extension Router {
         session.submit(ActionSubmission(records: records, ifMatch: ifMatch, idempotency: idempotency, minimal: minimal)) { response in
             exchange.send(response)
         }
+    }
+
+    /// The body as a JSON value re-encoded by the project's writer (keys sorted, no spacing), so
+    /// that an Idempotency-Key compares what a request means, not how its client spaced or
+    /// ordered it (docs/API.md "Operators"); a body that is not JSON stays as it came, and is
+    /// refused as malformed anyway.
+    static func canonicalBody(_ body: [UInt8]) -> [UInt8] {
+        guard let value = try? JSONReader.parse(body) else { return body }
+        return value.encoded()
     }
 
     /// 413 `action-too-large` for the first action whose payload and meta together encode to

@@ -15,13 +15,16 @@ final class Router: HTTPHandler {
     let accessLog: AccessLog
     let readiness: Readiness
     let kindsBody: [UInt8]
+    /// The operator's token and who may create sessions (`--admin-token`, `--create-sessions`).
+    let access: AccessPolicy
     let inspector: Inspector
 
-    init(registry: SessionRegistry, metrics: Metrics, accessLog: AccessLog, readiness: Readiness) {
+    init(registry: SessionRegistry, metrics: Metrics, accessLog: AccessLog, readiness: Readiness, access: AccessPolicy = AccessPolicy()) {
         self.registry = registry
         self.metrics = metrics
         self.accessLog = accessLog
         self.readiness = readiness
+        self.access = access
         kindsBody = Router.encodeKinds(registry.context.kinds, environment: registry.context.effectEnvironment)
         inspector = Inspector(kindsBody: kindsBody)
     }
@@ -75,6 +78,10 @@ final class Router: HTTPHandler {
             exchange.send(JSONAnswer.ok(kindsBody))
         case .createSession:
             createSession(exchange)
+        case .listSessions:
+            listSessions(exchange)
+        case .importSession:
+            importSession(exchange)
         case .session(let session, let endpoint):
             switch endpoint {
             case .read: exchange.send(JSONAnswer.ok(session.metadataJSON()))
@@ -83,6 +90,7 @@ final class Router: HTTPHandler {
             case .readLog: readLog(session, exchange)
             case .postActions: postActions(session, exchange)
             case .openEvents: openEvents(session, exchange)
+            case .export: exportSession(session, exchange)
             }
         }
     }
@@ -98,7 +106,7 @@ final class Router: HTTPHandler {
 
     /// Where a request goes once every check that needs no body has passed.
     private enum Admitted {
-        case healthz, readyz, metrics, kinds, createSession, preflight
+        case healthz, readyz, metrics, kinds, createSession, listSessions, importSession, preflight
         case problem((title: String, explanation: String))
         case session(Session, SessionEndpoint)
     }
@@ -108,7 +116,7 @@ final class Router: HTTPHandler {
         let (route, name) = request.withPathBytes { path -> (Metrics.Route, String) in
             let (route, second) = Self.route(path: path)
             switch route {
-            case .problems, .session, .state, .actions, .events:
+            case .problems, .session, .state, .actions, .events, .export:
                 return (route, String(decoding: UnsafeBufferPointer(rebasing: path[second]), as: UTF8.self))
             default:
                 return (route, "")
@@ -130,13 +138,29 @@ final class Router: HTTPHandler {
         let route = exchange.route
         if let misdirected = registry.context.routing.misdirection(route: route, method: request.method, id: name) { exchange.send(misdirected); return nil }
         let method = Self.method(of: request)
-        switch Endpoint(route: route, method: method) {
+        let endpoint = Endpoint(route: route, method: method)
+        if let endpoint, request.query != nil, let problem = Self.queryProblem(in: request, for: endpoint) {
+            exchange.send(problem)
+            return nil
+        }
+        switch endpoint {
         case .healthz: return .healthz
         case .readyz: return .readyz
         case .metrics: return .metrics
         case .kinds: return .kinds
         case .problem: return problemEntry(name, exchange).map(Admitted.problem)
-        case .createSession: return readyForSessions(exchange) ? .createSession : nil
+        case .createSession:
+            guard readyForSessions(exchange) else { return nil }
+            if access.createSessions == .admin {
+                guard authorizeAdmin(request, exchange) else { return nil }
+            }
+            return .createSession
+        case .listSessions:
+            guard authorizeAdmin(request, exchange), readyForSessions(exchange) else { return nil }
+            return .listSessions
+        case .importSession:
+            guard authorizeAdmin(request, exchange), readyForSessions(exchange) else { return nil }
+            return .importSession
         case .session(let endpoint):
             guard readyForSessions(exchange) else { return nil }
             guard let session = authorize(request, id: name, allowQueryToken: endpoint.acceptsQueryToken, exchange) else { return nil }
@@ -144,6 +168,7 @@ final class Router: HTTPHandler {
                 exchange.send(SessionProblems.damaged)
                 return nil
             }
+            session.lifetime.touch(registry.context.now())  // a request restarts the idle clock
             return .session(session, endpoint)
         case nil:
             break
@@ -162,7 +187,7 @@ final class Router: HTTPHandler {
             // A preflight carries no token, so only existence is checked: an unknown or deleted
             // session is 404 here as everywhere (its id is 128 random bits, so this tells nothing).
             switch route {
-            case .session, .state, .actions, .events:
+            case .session, .state, .actions, .events, .export:
                 guard readyForSessions(exchange) else { return nil }
                 guard session(named: name) != nil else {
                     exchange.send(SessionProblems.notFound.response())
@@ -219,12 +244,14 @@ final class Router: HTTPHandler {
             if segment(first, is: "kinds") { return (.kinds, second) }
             if segment(first, is: "sessions") { return (.sessions, second) }
             return (.other, second)
+        case 2 where segment(first, is: "sessions") && segment(second, is: "import"): return (.sessionImport, second)
         case 2 where segment(first, is: "sessions") && !second.isEmpty: return (.session, second)
         case 2 where segment(first, is: "problems") && !second.isEmpty: return (.problems, second)
         case 3 where segment(first, is: "sessions") && !second.isEmpty:
             if segment(third, is: "state") { return (.state, second) }
             if segment(third, is: "actions") { return (.actions, second) }
             if segment(third, is: "events") { return (.events, second) }
+            if segment(third, is: "export") { return (.export, second) }
             return (.other, second)
         default: return (.other, second)
         }
@@ -254,34 +281,83 @@ final class Router: HTTPHandler {
             exchange.send(SessionProblems.notFound)
             return nil
         }
+        // The admin token opens every session (docs/API.md "Operators"); the session's own is
+        // tried first, so a client's request pays for no second hash.
+        let admin = access.adminToken
+        let proved = checkBearer(request, allowQueryToken: allowQueryToken, missing: "this session needs Authorization: Bearer <token>",
+                                 wrong: "the token is not this session's", exchange) { token in
+            session.accepts(token: token) || admin?.accepts(token) == true
+        }
+        return proved ? session : nil
+    }
+
+    /// Whether the request carries the admin token; false once 403 `admin-disabled` (no token is
+    /// configured) or 401 is answered.
+    private func authorizeAdmin(_ request: HTTPRequest, _ exchange: Exchange) -> Bool {
+        guard let admin = access.adminToken else {
+            exchange.send(Problem(403, "admin-disabled",
+                                  "this route needs the admin token, and none is configured: start the server with --admin-token (or STOREHOUSE_ADMIN_TOKEN) set to a secret of at least \(AdminToken.minimumLength) characters"))
+            return false
+        }
+        return checkBearer(request, allowQueryToken: false, missing: "this route needs Authorization: Bearer <admin token>",
+                           wrong: "the token is not the admin token", exchange) { admin.accepts($0) }
+    }
+
+    /// Whether the request's bearer token (the header, or `?access_token=` where `allowQueryToken`)
+    /// passes `verify`; false once 400 or 401 is answered. The token's bytes are read in place.
+    func checkBearer(_ request: HTTPRequest, allowQueryToken: Bool, missing: String, wrong: String, _ exchange: Exchange,
+                             verify: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
         // RFC 6750 §3.1: credentials given twice are an invalid request, not a guess at which counts.
         guard request.headers.count("Authorization") <= 1 else {
             exchange.send(Problem(400, "invalid-header", "Authorization is given more than once",
                                   headers: [("WWW-Authenticate", #"Bearer realm="storehouse", error="invalid_request""#)]))
-            return nil
+            return false
         }
-        // nil: no usable token was presented; otherwise whether it is this session's.
+        // nil: no usable token was presented; otherwise whether it passed.
         var verdict: Bool?
         var bearerGiven = false
         request.headers.withValue("Authorization") { field in
             guard let range = Self.bearerToken(in: field) else { return }
             bearerGiven = true
-            if !range.isEmpty { verdict = session.accepts(token: UnsafeBufferPointer(rebasing: field[range])) }
+            if !range.isEmpty { verdict = verify(UnsafeBufferPointer(rebasing: field[range])) }
         }
         if !bearerGiven, allowQueryToken, var token = request.queryItems().first(where: { $0.name == "access_token" })?.value {
-            if !token.isEmpty { verdict = token.withUTF8 { session.accepts(token: $0) } }
+            if !token.isEmpty { verdict = token.withUTF8 { verify($0) } }
         }
         guard let verdict else {
-            exchange.send(Problem(401, "unauthorized", "this session needs Authorization: Bearer <token>",
-                                  headers: [("WWW-Authenticate", #"Bearer realm="storehouse""#)]))
-            return nil
+            exchange.send(Problem(401, "unauthorized", missing, headers: [("WWW-Authenticate", #"Bearer realm="storehouse""#)]))
+            return false
         }
         guard verdict else {
-            exchange.send(Problem(401, "unauthorized", "the token is not this session's",
+            exchange.send(Problem(401, "unauthorized", wrong,
                                   headers: [("WWW-Authenticate", #"Bearer realm="storehouse", error="invalid_token""#)]))
-            return nil
+            return false
         }
-        return session
+        return true
+    }
+
+    /// 400 for the first query parameter `endpoint` does not read (`unknown-parameter`), or one
+    /// it reads given twice (`invalid-query`: which of the two counts would be a guess); nil when
+    /// the query is fine.
+    static func queryProblem(in request: HTTPRequest, for endpoint: Endpoint) -> Problem? {
+        let known = endpoint.parameters
+        var seen: [String] = []
+        for (name, _) in request.queryItems() {
+            guard known.contains(name) else {
+                return Problem(400, "unknown-parameter", unknownParameterDetail(name, endpoint), extra: [("parameter", .string(String(name.prefix(64))))])
+            }
+            if seen.contains(name) { return Problem(400, "invalid-query", "\(name) is given more than once") }
+            seen.append(name)
+        }
+        return nil
+    }
+
+    private static func unknownParameterDetail(_ name: String, _ endpoint: Endpoint) -> String {
+        // A client's name is quoted short: a megabyte parameter is not echoed back.
+        let quoted = "'\(name.prefix(64))'"
+        let known = endpoint.parameters
+        return known.isEmpty ? "this route takes no query parameter, got \(quoted)"
+            : "\(quoted) is not a parameter of this route; it takes \(known.joined(separator: ", "))"
     }
 
     /// The token's byte range in an `Authorization` value, nil when the value is not `Bearer <token>`;
@@ -324,6 +400,17 @@ final class Router: HTTPHandler {
             out += JSONValue.array(kind.actionTypes.map(JSONValue.string)).encoded()
             out += Array(#","internalActionTypes":"#.utf8)
             out += JSONValue.array(kind.internalActionTypes.map(JSONValue.string)).encoded()
+            // Each client action with the JSON Schema of its payload, and the outputs likewise
+            // (docs/API.md "GET /kinds"); `payloadSchema` is absent where none is taken.
+            func described(_ type: String, _ schema: JSONValue?) -> JSONValue {
+                var member: [String: JSONValue] = ["type": .string(type)]
+                if let schema { member["payloadSchema"] = schema }
+                return .object(member)
+            }
+            out += Array(#","actions":"#.utf8)
+            out += JSONValue.array(kind.actionTypes.map { described($0, kind.payloadSchema(of: $0)) }).encoded()
+            out += Array(#","outputs":"#.utf8)
+            out += JSONValue.array(kind.outputTypes.map { described($0.type, $0.payloadSchema) }).encoded()
             out += Array(#","initialState":"#.utf8)
             if let store = try? kind.makeStore(state: nil, version: 0, environment: environment) {
                 out += store.encodeState()
@@ -332,7 +419,13 @@ final class Router: HTTPHandler {
             }
             out.append(UInt8(ascii: "}"))
         }
-        out += Array("]}".utf8)
+        out += Array(#"],"preferMinimal":"#.utf8)
+        out += JSONValue.string(Self.preferMinimalHint).encoded()
+        out.append(UInt8(ascii: "}"))
         return out
     }
+
+    /// When to ask for `Prefer: return=minimal`, in `/kinds`: the default answer of a POST is the
+    /// whole state (docs/API.md), whose cost grows with the state while the patch's does not.
+    static let preferMinimalHint = "POST /sessions/{id}/actions answers with the whole state unless the request sends Prefer: return=minimal, which answers with the patch of its actions instead: its size follows the change, not the state. Send it once a state holds more than a few thousand entities (a tasks session): the whole state then costs its full size to encode and send on every action, the patch a few dozen bytes."
 }

@@ -14,7 +14,7 @@ struct ActionSubmission: Sendable {
 
 /// Where a replay starts (a kept state) and the logged actions it applies.
 struct ReplayPlan {
-    let base: (version: Int, bytes: [UInt8])
+    let base: (version: Int, state: SharedState)
     let entries: [ActionHistory.Entry]
 }
 
@@ -169,12 +169,19 @@ extension Session {
         let oldestKept = keptStates.states.first?.version
         let aheadOfTheRing = statesAheadOfTheRingLocked(adding: records.count)
         let changes: [Change]
+        // The states at `keepEvery` points inside a batch are kept by the store as it applies
+        // it (O(1) each), so a batch of k actions costs O(k × change) whatever the state's size.
+        var keptInside: ArraySlice<(version: Int, state: SharedState)>
         do {
-            changes = try store.apply(records)
+            let applied = try store.apply(records, keepingEvery: context.keepEvery)
+            changes = applied.changes
+            keptInside = applied.kept[...]
         } catch {
             return refuseWhenDurableLocked(submission, reply, SessionProblems.refusal(error, batch: records.count > 1).response(), keep: true)
         }
-        for state in aheadOfTheRing { keptStates.insert(version: state.version, bytes: state.bytes, keepingBaseOf: durableVersion) }
+        for state in aheadOfTheRing {
+            keptStates.insert(version: state.version, state: state.state, weight: changeBytesSinceKeptState, keepingBaseOf: durableVersion)
+        }
         let effects = store.takePendingEffects()
         guard let first = changes.first?.version, let last = changes.last?.version else {
             lock.unlock()
@@ -184,8 +191,16 @@ extension Session {
         for change in changes {
             let entry = ActionHistory.Entry(version: change.version, record: change.action, patch: change.patch)
             bytesSinceKeptState += entry.weight
+            bytesSinceJournalSnapshot += entry.weight
+            changeBytesSinceKeptState += Self.changeWeight(change.patch)
             // Past `--history`, never a version the subscribers have not been sent yet.
             history.append(entry, keepingAfter: min(durableVersion, publishedVersion))
+            if let kept = keptInside.first, kept.version == change.version {
+                keptStates.add(version: kept.version, state: kept.state, weight: changeBytesSinceKeptState, keepingBaseOf: durableVersion)
+                bytesSinceKeptState = 0
+                changeBytesSinceKeptState = 0
+                keptInside = keptInside.dropFirst()
+            }
         }
         keepStateIfDueLocked(from: first, to: last)
         // The window is cut once these versions are durable (`publishLocked`): nothing past the
@@ -255,7 +270,15 @@ extension Session {
         var anyDurable = false
         for append in answered { anyDurable = settleLocked(append, into: &after) || anyDurable }
         if anyDurable, let snapshot = journalSnapshotDueLocked() {
-            context.log.snapshot(sessionID: id, version: snapshot.version, bytes: snapshot.bytes)
+            // Encoded on another thread from the kept state (immutable, shared with the head), so
+            // neither this session nor the journal's thread waits for a large state's bytes.
+            let (log, id) = (context.log, id)
+            DispatchQueue.global(qos: .utility).async { [self] in
+                let bytes = SnapshotCoding.encode(version: snapshot.version, state: snapshot.state.encode(),
+                                                  updatedAt: snapshot.updatedAt, idempotency: snapshot.idempotency)
+                journalSnapshotBytes.store(bytes.count, ordering: .relaxed)
+                log.snapshot(sessionID: id, version: snapshot.version, bytes: bytes)
+            }
         }
         lock.unlock()
         after.run(self)
@@ -316,14 +339,18 @@ extension Session {
     /// Every `keepEvery` versions the head state is kept, a starting point for time travel and
     /// rollback; with large actions also every half `historyBytes`, so what a rollback must
     /// replay (and `trimHistoryLocked` must keep) stays within the byte budget.
+    /// Keeping one is O(1): the kept state shares every unchanged entity with the head.
     private func keepStateIfDueLocked(from first: Int, to last: Int) {
-        keepStatesInsideBatchLocked(from: first, to: last)
         let dueByCount = last / context.keepEvery > (first - 1) / context.keepEvery
         guard dueByCount || bytesSinceKeptState >= historyByteLimitLocked / 2 else { return }
-        let (version, state) = currentStateLocked()
-        keptStates.add(version: version, bytes: state, keepingBaseOf: durableVersion)
+        keptStates.add(version: store.version, state: store.sharedState(), weight: changeBytesSinceKeptState, keepingBaseOf: durableVersion)
         bytesSinceKeptState = 0
+        changeBytesSinceKeptState = 0
     }
+
+    /// What one change adds to a kept state's weight: its patch (the values it put in the state)
+    /// and a few trie nodes the state no longer shares with the one kept before.
+    static func changeWeight(_ patch: [UInt8]) -> Int { 64 + patch.count }
 
     /// Before `count` more actions go into the history ring, which then lets go of every version
     /// up to `head + count - history`: a rollback to the durable version, and the replay that
@@ -332,7 +359,7 @@ extension Session {
     /// from is computed now, while it can still be rebuilt, and kept once the actions are applied
     /// (a refused request keeps nothing: its states would push older ones out of the budget with
     /// the ring not moving). Only a batch large next to `--history` ever needs this.
-    private func statesAheadOfTheRingLocked(adding count: Int) -> [(version: Int, bytes: [UInt8])] {
+    private func statesAheadOfTheRingLocked(adding count: Int) -> [(version: Int, state: SharedState)] {
         let kept = store.version + count - context.history  // the ring keeps versions after this
         func reachable(from version: Int, alsoFrom added: Int?) -> Bool {
             var nearest = keptStates.nearest(atOrBefore: version)?.version
@@ -340,37 +367,15 @@ extension Session {
             guard let base = nearest else { return false }
             return base == version || base >= kept
         }
-        var states: [(version: Int, bytes: [UInt8])] = []
+        var states: [(version: Int, state: SharedState)] = []
         if !reachable(from: durableVersion, alsoFrom: nil) {
-            let state = durableVersion == store.version ? currentStateLocked().bytes : try? rebuiltStore(at: durableVersion).encodeState()
+            let state = durableVersion == store.version ? store.sharedState() : try? rebuiltStore(at: durableVersion).sharedState()
             if let state { states.append((durableVersion, state)) }
         }
         if !reachable(from: store.version, alsoFrom: states.first?.version) {
-            states.append((store.version, currentStateLocked().bytes))
+            states.append((store.version, store.sharedState()))
         }
         return states
-    }
-
-    /// A batch that passes `keepEvery` points before its last version keeps the states at those
-    /// points too, rebuilt by replaying it: without them, once the history moves past the state
-    /// kept before a large batch, no version inside the batch could be rebuilt.
-    private func keepStatesInsideBatchLocked(from first: Int, to last: Int) {
-        var point = ((first - 1) / context.keepEvery + 1) * context.keepEvery
-        guard point < last, let plan = try? replayPlanLocked(to: first - 1), let rebuilt = try? replay(plan) else { return }
-        var at = first - 1
-        while point < last {
-            let entries = history.entries((at + 1)...point)
-            guard entries.count == point - at else { return }
-            do {
-                _ = try rebuilt.apply(entries.map(\.record))
-                _ = rebuilt.takePendingEffects()
-            } catch {
-                return
-            }
-            keptStates.add(version: point, bytes: rebuilt.encodeState(), keepingBaseOf: durableVersion)
-            at = point
-            point += context.keepEvery
-        }
     }
 
     /// Ends the history window where it has to end: by bytes, then at a kept state
@@ -421,15 +426,18 @@ extension Session {
     /// is `snapshotEvery` versions past the previous snapshot or `snapshotBytes` of actions have
     /// left the window since. The journal drops the records a snapshot covers, so snapshotting no
     /// later than the window's start keeps the whole window on disk and a restart loses none of it.
-    private func journalSnapshotDueLocked() -> (version: Int, bytes: [UInt8])? {
+    private func journalSnapshotDueLocked() -> (version: Int, state: SharedState, updatedAt: Int64, idempotency: IdempotencyCache)? {
         // The window starts `--history` versions back, or later when large actions ended it sooner.
         let windowStart = max(durableVersion - context.history, (history.firstVersion ?? durableVersion + 1) - 1)
         guard let base = keptStates.nearest(atOrBefore: min(durableVersion, windowStart)), base.version > journalSnapshotVersion,
               base.version >= journalSnapshotVersion + context.snapshotEvery
-                || history.droppedBytes - droppedBytesAtSnapshot >= min(context.snapshotBytes, historyByteLimitLocked) else { return nil }
+                || history.droppedBytes - droppedBytesAtSnapshot >= min(context.snapshotBytes, historyByteLimitLocked),
+              // A snapshot costs the state's size: after a quarter of it in actions, not sooner.
+              bytesSinceJournalSnapshot >= journalSnapshotBytes.load(ordering: .relaxed) / 4 else { return nil }
         journalSnapshotVersion = base.version
         droppedBytesAtSnapshot = history.droppedBytes
-        return (base.version, SnapshotCoding.encode(version: base.version, state: base.bytes, updatedAt: updatedAt, idempotency: machine.ledger))
+        bytesSinceJournalSnapshot = 0
+        return (base.version, base.state, updatedAt, machine.ledger)
     }
 
     /// Rebuilds the head at `version` from the nearest kept state and the history after it (the
@@ -444,7 +452,9 @@ extension Session {
         history.truncate(after: version)
         keptStates.drop(after: version)
         let newestKept = keptStates.nearest(atOrBefore: version)?.version ?? version
-        bytesSinceKeptState = newestKept < version ? history.entries((newestKept + 1)...version).reduce(0) { $0 + $1.weight } : 0
+        let since = newestKept < version ? history.entries((newestKept + 1)...version) : []
+        bytesSinceKeptState = since.reduce(0) { $0 + $1.weight }
+        changeBytesSinceKeptState = since.reduce(0) { $0 + Self.changeWeight($1.patch) }
         cachedState = nil
         cachedSnapshot = nil
         // A held snapshot is of a version that is gone: the head now (durable) goes instead. A
@@ -470,13 +480,13 @@ extension Session {
         guard let base = keptStates.nearest(atOrBefore: version) else { throw SessionProblems.versionGone(version, oldest: oldestVersionLocked) }
         let entries = base.version < version ? history.entries((base.version + 1)...version) : []
         guard entries.count == version - base.version else { throw SessionProblems.versionGone(version, oldest: oldestVersionLocked) }
-        return ReplayPlan(base: base, entries: entries)
+        return ReplayPlan(base: (base.version, base.state), entries: entries)
     }
 
     /// A fresh store from a plan. Needs no lock: it touches only the plan and the kind.
     func replay(_ plan: ReplayPlan) throws -> any AnyStore {
-        let rebuilt = try kind.makeStore(state: JSONReader.parse(plan.base.bytes), version: plan.base.version,
-                                         environment: context.effectEnvironment)
+        // O(1) from the kept state (no decoding); the replay costs the distance from it.
+        let rebuilt = try kind.makeStore(shared: plan.base.state, version: plan.base.version, environment: context.effectEnvironment)
         if !plan.entries.isEmpty {
             _ = try rebuilt.apply(plan.entries.map(\.record))
             _ = rebuilt.takePendingEffects()

@@ -77,6 +77,7 @@ extension Session {
                 }
                 publishLocked(through: version, outputs: pending.outputs)
                 updatedAt = max(updatedAt, pending.at)
+                lifetime.touch(pending.at)  // an applied action, an effect's included, restarts the idle clock
                 context.metrics.recordActions(kind: kind.name, source: pending.source.rawValue, count: pending.last - pending.first + 1)
             case .reply(let request, let outcome):
                 let reply = request == pending?.request ? pending?.reply : waitingRepeats.removeValue(forKey: request)

@@ -1,13 +1,26 @@
 import StoreCore
 
 extension Session {
-    /// The encoded state at `version`. Replaying from a kept state happens outside the lock,
-    /// so a long time-travel read never holds up the session's writers.
+    /// The encoded state at `version`. Replaying from a kept state and encoding happen outside
+    /// the lock, so a long time-travel read never holds up the session's writers.
     func state(at version: Int) throws(Problem) -> [UInt8] {
         let plan = try lockedReplayPlan(to: version)
-        if plan.entries.isEmpty { return plan.base.bytes }
+        if plan.entries.isEmpty { return plan.base.state.encode() }
+        return try replayed(plan, to: version).encodeState()
+    }
+
+    /// The bytes of the value at `pointer` in the state at `version`, nil when none: the replay
+    /// from the nearest kept state, then only that value is encoded (one entity of a table, not
+    /// the table).
+    func value(at version: Int, pointer: JSONPointer) throws(Problem) -> [UInt8]? {
+        let plan = try lockedReplayPlan(to: version)
+        if plan.entries.isEmpty { return plan.base.state.encodedValue(at: pointer) }
+        return try replayed(plan, to: version).encodedState(at: pointer)
+    }
+
+    private func replayed(_ plan: ReplayPlan, to version: Int) throws(Problem) -> any AnyStore {
         do {
-            return try replay(plan).encodeState()
+            return try replay(plan)
         } catch {
             ServerLog.error("session \(id): replay to version \(version) failed: \(error)")
             throw Problem(500, "replay-failed", "the state at version \(version) could not be rebuilt")
@@ -22,7 +35,7 @@ extension Session {
             throw Problem(404, "version-not-found", "version \(version) is ahead of the session (at \(durableVersion))",
                           extra: [("currentVersion", .int(durableVersion))])
         }
-        if version == store.version { return ReplayPlan(base: (version, currentStateLocked().bytes), entries: []) }
+        if version == store.version { return ReplayPlan(base: (version, store.sharedState()), entries: []) }
         return try replayPlanLocked(to: version)
     }
 

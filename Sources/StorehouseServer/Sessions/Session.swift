@@ -24,6 +24,10 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// Set for a session whose journal could not be replayed at start: it answers its owner
     /// 503 `session-damaged` (and `DELETE`), rather than 404 as if it had never existed.
     let damaged: Bool
+    /// The session and version this one was forked from, nil for one created otherwise.
+    let forkedFrom: ForkOrigin?
+    /// Its `ttlSeconds` and last activity.
+    let lifetime: SessionLifetime
 
     let lock = SessionLock()
     /// The token, once a request proved it: a heap buffer (byte count, then the bytes) published
@@ -89,8 +93,17 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// `history.droppedBytes` when that snapshot was taken: what left the window since is on
     /// disk only, and past `snapshotBytes` it is worth a snapshot to compact.
     var droppedBytesAtSnapshot = 0
+    /// The weight of the actions applied since the last journal snapshot was taken.
+    var bytesSinceJournalSnapshot = 0
+    /// The size of the last journal snapshot, once it is encoded (on another thread): the next
+    /// waits until the actions since weigh a quarter of it, so a big state's snapshots cost
+    /// O(1) per action byte however big the state grows.
+    let journalSnapshotBytes = Atomic<Int>(0)
     /// The weight of the actions applied since the newest kept state (see `keepStateIfDueLocked`).
     var bytesSinceKeptState = 0
+    /// The weight of the changes since the newest kept state (`changeWeight`): roughly what a
+    /// state kept now holds that the one before it does not, its weight in `keptStates`.
+    var changeBytesSinceKeptState = 0
     /// What this session is charged for in the memory budget (`Session+MemoryBudget.swift`).
     var budgetCharged = 0
     /// Unsent bytes of this session's event streams at the last heartbeat's settlement: a write
@@ -98,8 +111,10 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var budgetSubscriberBytes = 0
 
     init(id: String, kind: any StoreKind, tokenHash: [UInt8], createdAt: Int64, store: any AnyStore, context: SessionContext,
-         damaged: Bool = false) {
+         damaged: Bool = false, forkedFrom: ForkOrigin? = nil, ttlSeconds: Int = 0) {
         self.id = id
+        self.forkedFrom = forkedFrom
+        lifetime = SessionLifetime(ttlSeconds: ttlSeconds, lastActivity: createdAt)
         self.damaged = damaged
         self.kind = kind
         self.tokenHash = tokenHash
@@ -111,7 +126,7 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         history = ActionHistory(capacity: context.history + context.keepEvery)
         keptStates = KeptStates(byteBudget: context.keptStateBudget)
         machine = SessionMachine(version: store.version, ledger: IdempotencyCache(answerBudget: context.idempotencyAnswerBudget))
-        keptStates.add(version: store.version, bytes: store.encodeState())
+        keptStates.add(version: store.version, state: store.sharedState(), weight: 0)
     }
 
     deinit {
@@ -190,7 +205,10 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         return fresh
     }
 
-    /// `{"id","kind","version","createdAt","updatedAt","subscribers"}`, as of the newest durable
+    /// The newest durable version, taken under the lock.
+    func durableVersionNow() -> Int { lock.withLock { durableVersion } }
+
+    /// `{"id","kind","version","createdAt","updatedAt","expiresAt","subscribers","resident","forkedFrom"?}`, as of the newest durable
     /// version (see `answerWhenDurable`).
     func metadataJSON() -> [UInt8] {
         lock.withLock {
@@ -201,7 +219,19 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
             out += Array(Timestamp.iso8601(millis: createdAt).utf8)
             out += Array(#"","updatedAt":""#.utf8)
             out += Array(Timestamp.iso8601(millis: updatedAt).utf8)
-            out += Array(#"","subscribers":\#(subscribers.count)}"#.utf8)
+            out += Array(#"","expiresAt":"#.utf8)
+            if let expiresAt = lifetime.expiresAt {
+                out.append(UInt8(ascii: "\""))
+                Timestamp.append(millis: expiresAt, to: &out)
+                out.append(UInt8(ascii: "\""))
+            } else {
+                out += Array("null".utf8)
+            }
+            out += Array(#","subscribers":\#(subscribers.count),"resident":true"#.utf8)
+            if let forkedFrom {
+                out += Array(#","forkedFrom":"#.utf8) + forkedFrom.json.encoded()
+            }
+            out.append(UInt8(ascii: "}"))
             return out
         }
     }

@@ -8,7 +8,29 @@ import Synchronization
 /// The map's lock is held only to look up, insert or remove; work on a session
 /// happens under that session's own lock, so sessions never wait for each other.
 final class SessionRegistry: Sendable {
-    private let sessions = Mutex<[String: Session]>([:])
+    /// The sessions by id, and their ids in order for the listing; one lock keeps the two alike.
+    private struct Table {
+        var byID: [String: Session] = [:]
+        var order = SessionIndex()
+        /// Ids of imports under way: taken, though not yet served.
+        var importing: Set<String> = []
+
+        /// Whether the id is new (a session is otherwise replaced).
+        @discardableResult
+        mutating func insert(_ session: Session) -> Bool {
+            guard byID.updateValue(session, forKey: session.id) == nil else { return false }
+            order.insert(session.id)
+            return true
+        }
+
+        mutating func remove(_ id: String) -> Session? {
+            guard let session = byID.removeValue(forKey: id) else { return nil }
+            order.remove(id)
+            return session
+        }
+    }
+
+    private let sessions = Mutex<Table>(Table())
     let context: SessionContext
     let maxSessions: Int
 
@@ -17,15 +39,28 @@ final class SessionRegistry: Sendable {
         self.maxSessions = maxSessions
     }
 
-    var count: Int { sessions.withLock { $0.count } }
+    var count: Int { sessions.withLock { $0.byID.count } }
 
-    func lookup(_ id: String) -> Session? { sessions.withLock { $0[id] } }
+    func lookup(_ id: String) -> Session? { sessions.withLock { $0.byID[id] } }
 
-    var all: [Session] { sessions.withLock { Array($0.values) } }
+    var all: [Session] { sessions.withLock { Array($0.byID.values) } }
+
+    /// Up to `limit` sessions with ids after `cursor`, ascending, of kind `kind` when given, and
+    /// whether more follow (`GET /sessions`).
+    func page(after cursor: String?, kind: String?, limit: Int) -> (sessions: [Session], more: Bool) {
+        sessions.withLock { table in
+            let byID = table.byID  // shared storage, not a copy: the index mutates beside it
+            let (ids, more) = table.order.page(after: cursor, limit: limit) { id in
+                guard let kind else { return true }
+                return byID[id]?.kind.name == kind
+            }
+            return (ids.compactMap { byID[$0] }, more)
+        }
+    }
 
     /// Creates a session of `kind` from `state` (nil: the kind's initial state). `completion` gets the
     /// session and its token once its metadata is durable, or the problem to answer.
-    func create(kind: any StoreKind, state: JSONValue?,
+    func create(kind: any StoreKind, state: JSONValue?, forkedFrom: ForkOrigin? = nil, ttlSeconds: Int = 0,
                 completion: @escaping @Sendable (Result<(session: Session, token: String), Problem>) -> Void) {
         guard count < maxSessions else { return completion(.failure(Self.full)) }
         let store: any AnyStore
@@ -38,19 +73,20 @@ final class SessionRegistry: Sendable {
         let token = Secrets.randomBase64URL(bytes: 32)
         let tokenHash = SHA256.hash(Array(token.utf8))
         let now = context.now()
-        let session = Session(id: id, kind: kind, tokenHash: tokenHash, createdAt: now, store: store, context: context)
-        let inserted = sessions.withLock { map -> Bool? in
-            guard map.count < maxSessions else { return false }
-            guard map[id] == nil else { return nil }  // 2⁻¹²⁸, but a session is never replaced
-            map[id] = session
+        let session = Session(id: id, kind: kind, tokenHash: tokenHash, createdAt: now, store: store, context: context, forkedFrom: forkedFrom,
+                              ttlSeconds: ttlSeconds)
+        let inserted = sessions.withLock { table -> Bool? in
+            guard table.byID.count < maxSessions else { return false }
+            guard table.byID[id] == nil else { return nil }  // 2⁻¹²⁸, but a session is never replaced
+            table.insert(session)
             return true
         }
-        guard let inserted else { return create(kind: kind, state: state, completion: completion) }
+        guard let inserted else { return create(kind: kind, state: state, forkedFrom: forkedFrom, ttlSeconds: ttlSeconds, completion: completion) }
         guard inserted else { return completion(.failure(Self.full)) }
         context.memoryBudget.sessions.add(1, ordering: .relaxed)  // memory budget: one more share
         // A restored state goes into the creation record itself, so it is durable before the 201.
         let meta = SnapshotCoding.meta(id: id, kind: kind.name, createdAt: now, tokenHash: tokenHash,
-                                       state: state == nil ? nil : store.encodeState())
+                                       state: state == nil ? nil : store.encodeState(), forkedFrom: forkedFrom, ttlSeconds: ttlSeconds)
         context.log.create(sessionID: id, meta: meta) { [self] result in
             switch result {
             case .success:
@@ -61,7 +97,7 @@ final class SessionRegistry: Sendable {
                 completion(.success((session, token)))
                 session.start(waiting)
             case .failure(let error):
-                _ = sessions.withLock { $0.removeValue(forKey: id) }
+                _ = sessions.withLock { $0.remove(id) }
                 context.memoryBudget.sessions.subtract(1, ordering: .relaxed)
                 ServerLog.error("cannot create session files: \(error)")
                 completion(.failure(Problem(503, "journal-unavailable", "the session could not be made durable; retry later",
@@ -73,18 +109,39 @@ final class SessionRegistry: Sendable {
     /// Removes the session, ends its streams, deletes its files, then calls `completion`;
     /// false when there was no such session.
     @discardableResult
-    func delete(_ id: String, completion: @escaping @Sendable () -> Void) -> Bool {
-        guard let session = sessions.withLock({ $0.removeValue(forKey: id) }) else { return false }
-        session.markDeleted()
+    func delete(_ id: String, reason: String = "deleted", completion: @escaping @Sendable () -> Void) -> Bool {
+        guard let session = sessions.withLock({ $0.remove(id) }) else { return false }
+        session.markDeleted(reason: reason)
         session.settleBudget()  // memory budget: a deleted session holds nothing
         context.memoryBudget.sessions.subtract(1, ordering: .relaxed)
         context.log.delete(sessionID: id, completion: completion)
         return true
     }
 
+    /// Takes `id` for an import under way; the refusal when it is in use or the server is full.
+    func reserveImport(_ id: String) -> Problem? {
+        sessions.withLock { table in
+            guard table.byID[id] == nil, !table.importing.contains(id) else {
+                return Problem(409, "session-exists", "a session with this id exists; delete it first to import it again")
+            }
+            guard table.byID.count + table.importing.count < maxSessions else { return Self.full }
+            table.importing.insert(id)
+            return nil
+        }
+    }
+
+    /// Ends an import under way: `serving` is the imported session, nil when the import failed.
+    func releaseImport(_ id: String, serving session: Session?) {
+        sessions.withLock { table in
+            table.importing.remove(id)
+            if let session { table.insert(session) }
+        }
+        if session != nil { context.memoryBudget.sessions.add(1, ordering: .relaxed) }  // memory budget: one more share
+    }
+
     /// Adds a session rebuilt from disk.
     func adopt(_ session: Session) {
-        let added = sessions.withLock { $0.updateValue(session, forKey: session.id) == nil }
+        let added = sessions.withLock { $0.insert(session) }
         if added { context.memoryBudget.sessions.add(1, ordering: .relaxed) }  // memory budget: one more share
     }
 
@@ -99,6 +156,11 @@ final class SessionRegistry: Sendable {
             let budget = context.memoryBudget
             let shrinking = budget.shouldShrink
             for session in all {
+                if session.lifetime.hasExpired(at: now), session.expiresNow(at: now) {
+                    // Deleted as by DELETE: files gone, streams sent `end` with reason `expired`.
+                    if delete(session.id, reason: "expired", completion: {}) { context.metrics.recordExpiry() }
+                    continue
+                }
                 session.sendHeartbeats(now: now, interval: interval)
                 session.expireParkedReads()
                 session.settleBudget()  // memory budget: drained subscriber buffers, shrinking windows
@@ -109,6 +171,6 @@ final class SessionRegistry: Sendable {
         return timer
     }
 
-    private static let full = Problem(503, "too-many-sessions", "the server holds as many sessions as it may",
+    static let full = Problem(503, "too-many-sessions", "the server holds as many sessions as it may",
                                       headers: [("Retry-After", "1")])
 }
