@@ -73,6 +73,12 @@ final class NodeRoutingTests: XCTestCase {
             XCTAssertTrue(Secrets.isWellFormedID(("/" + id + "/")[...].dropFirst().dropLast()), id)
         }
         for id in invalid { XCTAssertFalse(Secrets.isWellFormedID(id), id) }
+        // The alphabet, byte by byte: base64url (RFC 4648 §5) and nothing else, non-ASCII included.
+        for c in UInt8(0)...UInt8(127) where c != UInt8(ascii: ".") {
+            let base64URL = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F
+            XCTAssertEqual(Secrets.isWellFormedID(String(decoding: [0x61, c], as: UTF8.self)), base64URL, "byte \(c)")
+        }
+        XCTAssertFalse(Secrets.isWellFormedID("aé"))
         let routing = NodeRouting(node: "web-1")
         XCTAssertEqual(routing.misdirection(for: "web-2.\(Self.random22)")?.status, 421)
         XCTAssertNil(routing.misdirection(for: "web-1.\(Self.random22)"))
