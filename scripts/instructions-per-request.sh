@@ -11,7 +11,8 @@
 # after another on one keep-alive connection, and prints (Ir(MANY) - Ir(FEW)) / (MANY - FEW): start-up,
 # session creation and shutdown cancel out. SERVER=path measures another binary (e.g. an older
 # commit's build, for a before/after). Kernel work (syscalls, TCP) is not counted: this measures the
-# server's own code and the Swift runtime and libc under it.
+# server's own code and the Swift runtime and libc under it. KEEP=dir keeps the callgrind.out files
+# there, to see where the instructions go: `callgrind_annotate --inclusive=yes dir/callgrind.post.12000`.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 FEW="${FEW:-2000}"
@@ -29,7 +30,11 @@ if [ -z "${SERVER:-}" ]; then
 fi
 WORK="$(mktemp -d)"
 PID=""
-cleanup() { if [ -n "$PID" ]; then kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; fi; rm -rf "$WORK"; }
+cleanup() {
+  if [ -n "$PID" ]; then kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; fi
+  if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$WORK"/callgrind.* "$KEEP"/ 2>/dev/null || true; fi
+  rm -rf "$WORK"
+}
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 

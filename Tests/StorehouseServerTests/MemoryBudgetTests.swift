@@ -20,6 +20,21 @@ final class MemoryBudgetTests: XCTestCase {
         XCTAssertTrue(budget.admitsWrites)
     }
 
+    /// The resident size comes from /proc/self/statm's second field (pages), and a budget that
+    /// counts it holds a sample from its start, before any sampler tick.
+    func testResidentSizeIsReadFromStatmAndSampledFromTheStart() throws {
+        let text = try String(contentsOfFile: "/proc/self/statm", encoding: .utf8)
+        let pages = try XCTUnwrap(Int(text.split(separator: " ")[1]))
+        let read = try XCTUnwrap(MemoryBudget.readResident())
+        let expected = pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        // The process may grow or shrink a little between the two reads.
+        XCTAssertLessThan(abs(read - expected), 16 << 20)
+        let budget = MemoryBudget(limit: 1_000)
+        XCTAssertGreaterThan(budget.resident(), 1 << 20)
+        XCTAssertFalse(budget.admitsWrites, "a process holds more than 1,000 bytes resident")
+        XCTAssertEqual(MemoryBudget(limit: 1_000, countsResident: false).resident(), 0)
+    }
+
     func testDefaultLimitIsHalfTheCgroupLimitWhenOneIsSet() throws {
         let file = temporaryDirectory() + "/memory.max"
         try "1073741824\n".write(toFile: file, atomically: true, encoding: .utf8)

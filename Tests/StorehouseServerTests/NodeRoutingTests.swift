@@ -62,6 +62,31 @@ final class NodeRoutingTests: XCTestCase {
         XCTAssertFalse(id.contains("."), id)
     }
 
+    /// The id pattern and the misdirection check read the string's bytes; a substring (a slice of
+    /// a path) reads the same as a whole string.
+    func testIdPatternAndMisdirectionOnStringsAndSubstrings() {
+        let valid = [Self.random22, "web-1.\(Self.random22)", "a", "0.x", String(repeating: "a", count: 64)]
+        let invalid = ["", ".", "..", ".a", "a.", "a..b", "a.b.c", "a/b", "Web-1.x", "-x.y", "a b", String(repeating: "a", count: 65),
+                       String(repeating: "a", count: 33) + ".x"]
+        for id in valid {
+            XCTAssertTrue(Secrets.isWellFormedID(id), id)
+            XCTAssertTrue(Secrets.isWellFormedID(("/" + id + "/")[...].dropFirst().dropLast()), id)
+        }
+        for id in invalid { XCTAssertFalse(Secrets.isWellFormedID(id), id) }
+        // The alphabet, byte by byte: base64url (RFC 4648 §5) and nothing else, non-ASCII included.
+        for c in UInt8(0)...UInt8(127) where c != UInt8(ascii: ".") {
+            let base64URL = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F
+            XCTAssertEqual(Secrets.isWellFormedID(String(decoding: [0x61, c], as: UTF8.self)), base64URL, "byte \(c)")
+        }
+        XCTAssertFalse(Secrets.isWellFormedID("aé"))
+        let routing = NodeRouting(node: "web-1")
+        XCTAssertEqual(routing.misdirection(for: "web-2.\(Self.random22)")?.status, 421)
+        XCTAssertNil(routing.misdirection(for: "web-1.\(Self.random22)"))
+        XCTAssertNil(routing.misdirection(for: Self.random22))
+        XCTAssertNil(routing.misdirection(for: "web-2.\(Self.random22)x"))
+        XCTAssertEqual(NodeRouting(node: nil).misdirection(for: "w.\(Self.random22)")?.status, 421)
+    }
+
     func testAnIdWhoseNodePartCannotBeANodeIsNotFound() throws {
         let fixture = try ServerFixture { $0.nodeID = "web-1" }
         let client = try fixture.client()

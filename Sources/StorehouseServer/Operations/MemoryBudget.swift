@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -28,8 +29,11 @@ final class MemoryBudget: Sendable {
     private let charged = Atomic<Int>(0)
     /// Bytes reserved by writes being parsed and applied (`reserve`), which no session holds yet.
     private let reserved = Atomic<Int>(0)
+    /// The process's resident bytes as the sampler (`sampler`) last read them.
     private let residentSample = Atomic<Int>(0)
-    private let sampledAtMillis = Atomic<Int64>(0)
+    /// Reads the resident size every `sampleInterval` on a queue of its own, so a request's
+    /// checks load one atomic and no request pays for a read of /proc, however slowly it runs.
+    private let sampler = LockedBox<DispatchSourceTimer?>(nil)
     /// Sessions sharing the budget, counted by the registry as they come and go.
     let sessions = Atomic<Int>(0)
 
@@ -40,10 +44,28 @@ final class MemoryBudget: Sendable {
     /// The memory-budget refusal: a client can retry once windows have shrunk or sessions left.
     static let refusal = Problem(503, "memory-budget", "the server holds as much as its memory budget (--max-memory) allows; reads still work, retry writes later",
                                  headers: [("Retry-After", "1")])
+    /// How often the sampler reads the resident size: a write the charges underestimate reaches
+    /// the kernel's count within this, and an idle server wakes ten times a second for it.
+    static let sampleInterval = DispatchTimeInterval.milliseconds(100)
 
     init(limit: Int, countsResident: Bool = true) {
         self.limit = max(1, limit)
         self.countsResident = countsResident
+        shrinkThreshold = Int((Double(self.limit) * Self.shrinkFraction).rounded(.up))
+        guard countsResident else { return }
+        residentSample.store(Self.readResident() ?? 0, ordering: .relaxed)
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "storehouse.memory-sampler", qos: .utility))
+        timer.schedule(deadline: .now() + Self.sampleInterval, repeating: Self.sampleInterval, leeway: .milliseconds(20))
+        timer.setEventHandler { [weak self] in
+            guard let self, let value = Self.readResident() else { return }
+            residentSample.store(value, ordering: .relaxed)
+        }
+        timer.resume()
+        sampler.value = timer
+    }
+
+    deinit {
+        sampler.value?.cancel()
     }
 
     /// Bytes charged by sessions now.
@@ -73,7 +95,12 @@ final class MemoryBudget: Sendable {
 
     var admitsWrites: Bool { used < limit }
 
-    var shouldShrink: Bool { Double(used) >= Double(limit) * Self.shrinkFraction }
+    /// Every write asks (its history window, its settlement): an integer comparison with the
+    /// threshold worked out once.
+    var shouldShrink: Bool { used >= shrinkThreshold }
+
+    /// The least whole number of bytes at or past `shrinkFraction` of the limit.
+    private let shrinkThreshold: Int
 
     /// The history bytes one session keeps while the budget shrinks windows: an equal part of
     /// half the limit, at least 64 KiB.
@@ -90,16 +117,8 @@ final class MemoryBudget: Sendable {
         chargedBySession = bytes
     }
 
-    /// Resident bytes of the process from `/proc/self/statm`, read at most every 10 ms.
-    func resident() -> Int {
-        let now = Int64(Date().timeIntervalSince1970 * 1_000)
-        let last = sampledAtMillis.load(ordering: .relaxed)
-        if now - last < 10 { return residentSample.load(ordering: .relaxed) }
-        sampledAtMillis.store(now, ordering: .relaxed)
-        let value = Self.readResident() ?? residentSample.load(ordering: .relaxed)
-        residentSample.store(value, ordering: .relaxed)
-        return value
-    }
+    /// Resident bytes of the process as last sampled (at most `sampleInterval` old).
+    func resident() -> Int { residentSample.load(ordering: .relaxed) }
 
     /// Gives freed memory back to the kernel, so the resident size follows what was let go.
     func returnFreedMemory() {
@@ -112,12 +131,31 @@ final class MemoryBudget: Sendable {
         return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
     }()
 
+    /// Resident bytes of the process now, from `/proc/self/statm` (its second field counts
+    /// pages), read into a buffer on the stack: no file handle or string is made for it.
     static func readResident() -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
-        let fields = text.split(separator: " ")
-        guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        let fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { buffer -> Int? in
+            let count = read(fd, buffer.baseAddress, buffer.count)
+            guard count > 0 else { return nil }
+            var field = 0, pages = 0, digits = 0
+            for byte in buffer[..<count] {
+                if byte == UInt8(ascii: " ") {
+                    field += 1
+                    if field > 1 { break }
+                } else if field == 1 {
+                    guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                    pages = pages * 10 + Int(byte - UInt8(ascii: "0"))
+                    digits += 1
+                }
+            }
+            return digits > 0 ? pages * pageSize : nil
+        }
     }
+
+    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
     /// Half of the memory this process may use: the cgroup v2 limit when one is set, else the
     /// machine's physical memory.

@@ -28,9 +28,12 @@ struct NodeRouting: Sendable {
     func misdirection(for id: String) -> Problem? {
         // Only an id this server's kind could have made (a node id, a dot, 22 characters) is
         // another node's; anything else is no session anywhere, 404 as usual.
-        guard let dot = id.utf8.firstIndex(of: UInt8(ascii: ".")), Secrets.isWellFormedID(id),
-              id.utf8.distance(from: dot, to: id.utf8.endIndex) == 23 else { return nil }
-        let named = String(id[..<dot])
+        // The dot is looked for in the string's own bytes: every request on a session route asks.
+        let utf8 = id.utf8
+        guard let offset = utf8.withContiguousStorageIfAvailable({ $0.firstIndex(of: UInt8(ascii: ".")) })
+                ?? utf8.firstIndex(of: UInt8(ascii: ".")).map({ utf8.distance(from: utf8.startIndex, to: $0) }),
+              utf8.count - offset == 23, Secrets.isWellFormedID(id) else { return nil }
+        let named = String(id[..<utf8.index(utf8.startIndex, offsetBy: offset)])
         guard named != node else { return nil }
         let here = node.map { "this is node '\($0)'" } ?? "this server has no node id"
         return Problem(421, "misdirected-request", "session '\(id)' lives on node '\(named)'; \(here)",
@@ -56,9 +59,12 @@ struct NodeRouting: Sendable {
     /// `[a-z0-9][a-z0-9-]{0,31}`: lowercase so it is also a DNS label's start (a Kubernetes pod
     /// name), short enough that `<node>.<22 characters>` stays within a session id's 64.
     static func isValidNodeID(_ text: some StringProtocol) -> Bool {
-        let utf8 = text.utf8
-        guard let first = utf8.first, utf8.count <= 32 else { return false }
+        text.utf8.withContiguousStorageIfAvailable(isValidNodeID(bytes:)) ?? Array(text.utf8).withUnsafeBufferPointer(isValidNodeID(bytes:))
+    }
+
+    static func isValidNodeID(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = bytes.first, bytes.count <= 32 else { return false }
         func lowerOrDigit(_ c: UInt8) -> Bool { (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) }
-        return lowerOrDigit(first) && utf8.allSatisfy { lowerOrDigit($0) || $0 == UInt8(ascii: "-") }
+        return lowerOrDigit(first) && bytes.allSatisfy { lowerOrDigit($0) || $0 == UInt8(ascii: "-") }
     }
 }

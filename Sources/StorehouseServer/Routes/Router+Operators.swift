@@ -20,7 +20,7 @@ extension Router {
                 kind = value
             case "limit":
                 guard let parsed = Self.decimal(value), parsed >= 1 else {
-                    return exchange.send(Problem(400, "invalid-query", "limit must be an integer from 1 to 1000, got '\(value.prefix(64))'"))
+                    return exchange.send(Problem(400, "invalid-query", "limit must be a positive 64-bit integer (more than 1000 reads as 1000), got '\(value.prefix(64))'"))
                 }
                 limit = min(parsed, 1_000)
             case "cursor":

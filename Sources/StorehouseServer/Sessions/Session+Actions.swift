@@ -247,9 +247,9 @@ extension Session {
 
     /// The journal's word on one append; runs on the journal's thread, in version order. The
     /// answers of one group are settled together once the group's completions have all run:
-    /// one lock per session and group, not one per append. Taken once per append, the lock met
-    /// the loops applying the next requests, and the journal's thread slept on it 1.6 times per
-    /// group, on the path every answer waits on (BENCHMARKS.md, eleventh session).
+    /// one lock per session and group, not one per append: taken once per append, the lock would
+    /// meet the loops applying the next requests, and the journal's thread would sleep on it on
+    /// the path every answer waits on (`bash scripts/bench-fsync.sh` measures that path).
     private func appendAnswered(_ result: Result<Void, any Error>, epoch appendEpoch: Int, _ pending: PendingAppend) {
         let first = answeredAppends.withLock { list -> Bool in
             list.append(AnsweredAppend(result: result, epoch: appendEpoch, pending: pending))

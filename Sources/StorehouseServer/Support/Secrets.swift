@@ -44,17 +44,18 @@ public enum Secrets {
     /// after a node id and a dot (`web-1.3q2-7wBqT0uX2mYw9bZ1Qg`, API.md "Cluster").
     /// Ids name files in the data directory, so nothing else may pass.
     public static func isWellFormedID(_ text: some StringProtocol) -> Bool {
-        let utf8 = text.utf8
-        guard !utf8.isEmpty, utf8.count <= 64 else { return false }
+        // Over contiguous bytes when the string has them (every native string): no index checks per byte.
+        text.utf8.withContiguousStorageIfAvailable(isWellFormedID(bytes:)) ?? Array(text.utf8).withUnsafeBufferPointer(isWellFormedID(bytes:))
+    }
+
+    private static func isWellFormedID(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !bytes.isEmpty, bytes.count <= 64 else { return false }
         func allowed(_ c: UInt8) -> Bool {
             (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F
         }
-        guard let dot = utf8.firstIndex(of: UInt8(ascii: ".")) else {
-            // Over contiguous bytes when the string has them (every native string): no index checks per byte.
-            return utf8.withContiguousStorageIfAvailable { $0.allSatisfy(allowed) } ?? utf8.allSatisfy(allowed)
-        }
-        let random = utf8[utf8.index(after: dot)...]
-        return NodeRouting.isValidNodeID(text[..<dot]) && !random.isEmpty && random.allSatisfy(allowed)
+        guard let dot = bytes.firstIndex(of: UInt8(ascii: ".")) else { return bytes.allSatisfy(allowed) }
+        let random = UnsafeBufferPointer(rebasing: bytes[(dot + 1)...])
+        return NodeRouting.isValidNodeID(bytes: UnsafeBufferPointer(rebasing: bytes[..<dot])) && !random.isEmpty && random.allSatisfy(allowed)
     }
 
     /// Hex of a digest, for logs and stored metadata.
