@@ -17,6 +17,9 @@ public protocol AnyStore: AnyObject {
     /// Applies in order, all or none (state untouched on error); version +1 per action.
     /// Internal (effect-only) types are refused when `record.source == .client`.
     func apply(_ actions: [ActionRecord]) throws(BatchError) -> [Change]
+    /// `apply` for records already journaled: a payload on an action that takes none is
+    /// ignored, not refused, so a journal accepted before that check still replays.
+    func replay(_ actions: [ActionRecord]) throws(BatchError) -> [Change]
     /// `apply`, also keeping the state after each action inside the batch whose version is a
     /// multiple of `interval` (O(1) each; not after the last action).
     func apply(_ actions: [ActionRecord], keepingEvery interval: Int) throws(BatchError)

@@ -52,13 +52,17 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
     /// Decodes a record into the kind's action, refusing effect-only types from clients, and a
     /// payload on an action that takes none: a decoded action without a `payload` takes none, and
     /// one sent anyway would be journaled and kept for nothing (any size up to the body limit).
+    /// `replaying`: the record is already journaled (recovery, a rebuilt version), so a payload
+    /// on such an action is ignored as it was when it was accepted, and the session still replays.
+    ///
+    ///     let action = try Store<CounterState, CounterAction>.decode(record, replaying: true)
     @inlinable
-    public static func decode(_ record: ActionRecord) throws(ActionError) -> Action {
+    public static func decode(_ record: ActionRecord, replaying: Bool = false) throws(ActionError) -> Action {
         if record.source == .client, Action.internalTypes.contains(record.type) {
             throw .internalAction(type: record.type)
         }
         let action = try Action(type: record.type, payload: record.payload)
-        if record.source == .client, record.payload != nil, record.payload != .null, action.payload == nil {
+        if !replaying, record.source == .client, record.payload != nil, record.payload != .null, action.payload == nil {
             throw .invalidPayload(detail: "payload: this action takes none; send it without one")
         }
         return action
@@ -66,16 +70,30 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
 
     @inlinable
     public func apply(_ records: [ActionRecord]) throws(BatchError) -> [Change] {
+        try apply(records, replaying: false)
+    }
+
+    /// `apply` for records already journaled (recovery, hibernation's load, a rebuilt version):
+    /// what the journal holds was accepted once, and the checks added since do not refuse it.
+    ///
+    ///     let changes = try store.replay(journaledRecords)
+    @inlinable
+    public func replay(_ records: [ActionRecord]) throws(BatchError) -> [Change] {
+        try apply(records, replaying: true)
+    }
+
+    @inlinable
+    func apply(_ records: [ActionRecord], replaying: Bool) throws(BatchError) -> [Change] {
         if records.count == 1 {
             // The common case, without the intermediate array of actions.
             let action: Action
-            do { action = try Store.decode(records[0]) } catch { throw BatchError(index: 0, error: error) }
+            do { action = try Store.decode(records[0], replaying: replaying) } catch { throw BatchError(index: 0, error: error) }
             return [try applyOne(action, records[0], collect: &pending)]
         }
         var actions: [Action] = []
         actions.reserveCapacity(records.count)
         for i in records.indices {
-            do { actions.append(try Store.decode(records[i])) } catch { throw BatchError(index: i, error: error) }
+            do { actions.append(try Store.decode(records[i], replaying: replaying)) } catch { throw BatchError(index: i, error: error) }
         }
         var kept: [(version: Int, state: SharedState)] = []
         return try run(actions, records, collect: &pending, keepEvery: 0, kept: &kept)
@@ -201,6 +219,7 @@ public final class ErasedStore: AnyStore {
     @usableFromInline let _encodedStateAt: (JSONPointer) -> [UInt8]?
     @usableFromInline let _sharedState: () -> SharedState
     @usableFromInline let _apply: ([ActionRecord]) throws(BatchError) -> [Change]
+    @usableFromInline let _replay: ([ActionRecord]) throws(BatchError) -> [Change]
     @usableFromInline let _applyKeeping: ([ActionRecord], Int) throws(BatchError) -> (changes: [Change], kept: [(version: Int, state: SharedState)])
     @usableFromInline let _takePendingEffects: () -> [PendingEffect]
     @usableFromInline let _interruptedEffects: ([String: PendingEffect]) -> [PendingEffect]
@@ -215,6 +234,7 @@ public final class ErasedStore: AnyStore {
         _encodedStateAt = { store.encodedState(at: $0) }
         _sharedState = { store.sharedState() }
         _apply = { (records) throws(BatchError) -> [Change] in try store.apply(records) }
+        _replay = { (records) throws(BatchError) -> [Change] in try store.replay(records) }
         _applyKeeping = { (records, interval) throws(BatchError) in try store.apply(records, keepingEvery: interval) }
         _takePendingEffects = { store.takePendingEffects() }
         _interruptedEffects = { replayed in
@@ -233,6 +253,7 @@ public final class ErasedStore: AnyStore {
     public func encodedState(at pointer: JSONPointer) -> [UInt8]? { _encodedStateAt(pointer) }
     public func sharedState() -> SharedState { _sharedState() }
     public func apply(_ actions: [ActionRecord]) throws(BatchError) -> [Change] { try _apply(actions) }
+    public func replay(_ actions: [ActionRecord]) throws(BatchError) -> [Change] { try _replay(actions) }
     public func apply(_ actions: [ActionRecord], keepingEvery interval: Int) throws(BatchError)
         -> (changes: [Change], kept: [(version: Int, state: SharedState)]) {
         try _applyKeeping(actions, interval)

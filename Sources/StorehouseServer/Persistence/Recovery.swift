@@ -204,7 +204,7 @@ enum Recovery {
         while start < records.count {
             let point = ((version + start) / context.keepEvery + 1) * context.keepEvery
             let end = min(records.count, point - version)
-            let run = try store.apply(Array(records[start..<end]))
+            let run = try store.replay(Array(records[start..<end]))
             changes += run
             for effect in store.takePendingEffects() { if let id = effect.id { replayedEffects[id] = effect } }
             // Only points the window (`--history` back from the head) can start from are kept,

@@ -488,7 +488,7 @@ extension Session {
         // O(1) from the kept state (no decoding); the replay costs the distance from it.
         let rebuilt = try kind.makeStore(shared: plan.base.state, version: plan.base.version, environment: context.effectEnvironment)
         if !plan.entries.isEmpty {
-            _ = try rebuilt.apply(plan.entries.map(\.record))
+            _ = try rebuilt.replay(plan.entries.map(\.record))
             _ = rebuilt.takePendingEffects()
         }
         return rebuilt
