@@ -123,7 +123,7 @@ public final class Storehouse: Sendable {
             // resident size.
             registry.context.memoryBudget.returnFreedMemory()
             let total = (ContinuousClock.now - started) / .seconds(1)
-            ServerLog.info("recovered \(report.sessions) sessions (\(report.hibernated) idle ones hibernated, not replayed), \(report.actions) actions in \(String(format: "%.3f", total)) s (reading \(String(format: "%.3f", report.readSeconds)) s); \(report.failures) failed")
+            ServerLog.info("recovered \(report.sessions) sessions (\(report.hibernated) idle ones hibernated, not replayed), \(report.actions) actions in \(String(format: "%.3f", total)) s; \(report.failures) failed")
         }
         readiness.set(.ready)
     }

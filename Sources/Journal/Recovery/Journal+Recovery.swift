@@ -9,6 +9,21 @@ extension Journal {
     /// every other session recovers.
     /// Call once, before any other call; a second call returns nothing.
     public func recover() -> JournalRecovery {
+        recover(each: nil)
+    }
+
+    /// ``recover()``, handing each recovered session to `each` on the reading thread as soon as
+    /// its files are read, instead of holding every session's records until all are read: memory
+    /// then follows the sessions being read (at most one per reading thread), not the whole
+    /// journal. The answer's `sessions` is empty. `expecting` is called once, before the first
+    /// session, with the number of sessions found (some may still fail to read).
+    ///
+    ///     let found = journal.recover(expecting: { _ in }) { session in rebuild(session) }
+    public func recover(expecting: (Int) -> Void, each: @escaping @Sendable (RecoveredSession) -> Void) -> JournalRecovery {
+        recover(expecting: expecting, each: Optional(each))
+    }
+
+    private func recover(expecting: (Int) -> Void = { _ in }, each: (@Sendable (RecoveredSession) -> Void)?) -> JournalRecovery {
         let started = DispatchTime.now().uptimeNanoseconds
         let first = recoveryStarted()
         guard first else { return JournalRecovery(sessions: [], failures: [], stats: .init()) }
@@ -29,6 +44,7 @@ extension Journal {
             }
         }
         let all = Array(byID.values)
+        expecting(all.count)
 
         // Files are independent per session. More threads than cores: with a cold page cache the
         // work is waiting for reads, and several reads in flight keep the disk busy.
@@ -44,7 +60,14 @@ extension Journal {
                 outcomes.reserveCapacity(all.count / workers + 1)
                 var i = w
                 while i < all.count {
-                    outcomes.append(worker.recover(all[i]))
+                    let outcome = worker.recover(all[i])
+                    if let each, case .recovered(let session, let files, let warning) = outcome {
+                        // Handed on and not kept: its records leave memory once `each` is done.
+                        each(session)
+                        outcomes.append(.handedOn(id: session.id, files, warning: warning))
+                    } else {
+                        outcomes.append(outcome)
+                    }
                     i += workers
                 }
                 let stats = worker.stats
@@ -74,6 +97,9 @@ extension Journal {
                     sessions.append(s)
                     adopt.append(f)
                     if let warning { warnings.append((id: s.id, message: warning)) }
+                case .handedOn(let id, let f, let warning):
+                    adopt.append(f)
+                    if let warning { warnings.append((id: id, message: warning)) }
                 case .failed(let id, let reason, let f):
                     failures.append((id: id, reason: reason))
                     if !f.meta.isEmpty { failedMeta[id] = f.meta }
@@ -121,7 +147,7 @@ extension Journal {
         switch reader.recover(files) {
         case .recovered(let session, _, _): return .success(session)
         case .failed(_, let reason, _): return .failure(.sessionFailed(id, reason: reason))
-        case .discarded: return .failure(.unknownSession(id))
+        case .discarded, .handedOn: return .failure(.unknownSession(id))
         }
     }
 }

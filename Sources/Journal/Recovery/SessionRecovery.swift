@@ -13,6 +13,9 @@ struct SessionRecovery {
         case recovered(RecoveredSession, RecoveredFiles, warning: String?)
         case failed(id: String, reason: String, RecoveredFiles)
         case discarded
+        /// Recovered and handed to the caller as it was read (`Journal.recover(each:)`): only
+        /// the files are kept, for the writer to adopt.
+        case handedOn(id: String, RecoveredFiles, warning: String?)
     }
 
     let disk: Disk

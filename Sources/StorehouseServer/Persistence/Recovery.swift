@@ -14,18 +14,49 @@ enum Recovery {
     struct Report {
         /// `hibernated`: of `sessions`, those registered without being rebuilt.
         var sessions = 0, actions = 0, failures = 0, hibernated = 0
-        /// Time spent reading and checking the files, before any replay.
-        var readSeconds = 0.0
     }
 
     static func run(journal: Journal, registry: SessionRegistry) -> Report {
-        let readStarted = ContinuousClock.now
-        let recovered = journal.recover()
+        let context = registry.context
+        // Sessions idle for longer than `--hibernate-after-s` are registered hibernated, not
+        // rebuilt: memory at start follows the sessions in use (their next request loads them).
+        let idleBefore: Int64? = context.hibernateAfterMillis > 0 ? context.now() - context.hibernateAfterMillis : nil
+        let results = Mutex<(sessions: [Session], summaries: [SessionSummary], actions: Int, failures: Int, unfinished: [String])>(([], [], 0, 0, []))
+        // Memory budget: each recovered history gets its share of the budget when it is short
+        // (the registry counts them again as it adopts them).
+        var expected = 0
+        // Each session is rebuilt on the thread that read it, as soon as it is read, and its
+        // records leave memory with it: recovery holds the sessions being read (one per reading
+        // thread) on top of the rebuilt windows, never every session's journal at once, so a
+        // restart stays within `--max-memory` as the live server does.
+        let recovered = journal.recover(expecting: { count in
+            expected = count
+            context.memoryBudget.sessions.add(count, ordering: .relaxed)
+        }) { item in
+            if let idleBefore, let summary = summary(item, context: context), summary.updatedAt <= idleBefore {
+                results.withLock { $0.summaries.append(summary) }
+                return
+            }
+            do {
+                let session = try rebuild(item, context: context)
+                session.settleBudget()  // memory budget: recovered windows count, and shrink past it
+                results.withLock { $0.sessions.append(session); $0.actions += item.records.count }
+            } catch let error as IncompleteImport {
+                // Never answered 201: the import is undone, as if it had not begun (once the
+                // journal has adopted the files, below).
+                ServerLog.info("session \(item.id) removed: \(error)")
+                results.withLock { $0.unfinished.append(item.id) }
+            } catch {
+                ServerLog.error("session \(item.id) not recovered: \(error); its files are left for inspection")
+                let session = damaged(item.id, meta: item.meta, context: context)
+                results.withLock { $0.failures += 1; if let session { $0.sessions.append(session) } }
+            }
+        }
+        defer { context.memoryBudget.sessions.subtract(expected, ordering: .relaxed) }
         var report = Report()
-        report.readSeconds = (ContinuousClock.now - readStarted) / .seconds(1)
         for failure in recovered.failures {
             ServerLog.error("session \(failure.id) not recovered: \(failure.reason); its files are left for inspection")
-            if let meta = recovered.failedMeta[failure.id], let session = damaged(failure.id, meta: meta, context: registry.context) {
+            if let meta = recovered.failedMeta[failure.id], let session = damaged(failure.id, meta: meta, context: context) {
                 registry.adopt(session)
             }
         }
@@ -33,49 +64,8 @@ enum Recovery {
             ServerLog.error("session \(warning.id): \(warning.message)")
         }
         report.failures = recovered.failures.count
-        let sessions = recovered.sessions
-        // Memory budget: each recovered history gets its share of the budget when it is short
-        // (the registry counts them again as it adopts them).
-        registry.context.memoryBudget.sessions.add(sessions.count, ordering: .relaxed)
-        defer { registry.context.memoryBudget.sessions.subtract(sessions.count, ordering: .relaxed) }
-        // Sessions idle for longer than `--hibernate-after-s` are registered hibernated, not
-        // rebuilt: memory at start follows the sessions in use (their next request loads them).
-        let context = registry.context
-        let idleBefore: Int64? = context.hibernateAfterMillis > 0 ? context.now() - context.hibernateAfterMillis : nil
-        let results = Mutex<(sessions: [Session], summaries: [SessionSummary], actions: Int, failures: Int)>(([], [], 0, 0))
-        // Sessions are independent, so they are rebuilt on every core.
-        let workers = max(1, min(8, sessions.count / 64 + 1))
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var mine: [Session] = []
-            var asleep: [SessionSummary] = []
-            var actions = 0, failures = 0
-            var index = worker
-            while index < sessions.count {
-                let item = sessions[index]
-                if let idleBefore, let summary = summary(item, context: context), summary.updatedAt <= idleBefore {
-                    asleep.append(summary)
-                    index += workers
-                    continue
-                }
-                do {
-                    let session = try rebuild(item, context: registry.context)
-                    session.settleBudget()  // memory budget: recovered windows count, and shrink past it
-                    actions += item.records.count
-                    mine.append(session)
-                } catch let error as IncompleteImport {
-                    // Never answered 201: the import is undone, as if it had not begun.
-                    ServerLog.info("session \(item.id) removed: \(error)")
-                    journal.deleteSession(id: item.id)
-                } catch {
-                    failures += 1
-                    ServerLog.error("session \(item.id) not recovered: \(error); its files are left for inspection")
-                    if let session = damaged(item.id, meta: item.meta, context: registry.context) { mine.append(session) }
-                }
-                index += workers
-            }
-            results.withLock { $0.sessions += mine; $0.summaries += asleep; $0.actions += actions; $0.failures += failures }
-        }
         let done = results.withLock { $0 }
+        for id in done.unfinished { journal.deleteSession(id: id) }
         for session in done.sessions { registry.adopt(session) }
         registry.adoptHibernated(done.summaries)
         // Effects are not replayed, but one that was running when the process died never fed
