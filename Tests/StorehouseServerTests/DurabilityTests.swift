@@ -187,14 +187,7 @@ final class DurabilityTests: XCTestCase {
         do {
             let journal = try Journal(directory: directory, fsync: .always)
             XCTAssertEqual(journal.recover().sessions.first { $0.id == session.id }?.records.map(\.version), [1])
-            let appended = DispatchSemaphore(value: 0)
-            let result = Mutex<Result<Void, JournalError>?>(nil)
-            journal.append(session: session.id, records: [(version: 2, bytes: [0xFF, 0xFF, 0xFF])]) { r in
-                result.withLock { $0 = r }
-                appended.signal()
-            }
-            appended.wait()
-            XCTAssertNoThrow(try XCTUnwrap(result.withLock { $0 }).get())
+            XCTAssertNoThrow(try XCTUnwrap(appendAndWait(journal, session: session.id, records: [(version: 2, bytes: [0xFF, 0xFF, 0xFF])])).get())
             journal.close()
         }
         let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory }

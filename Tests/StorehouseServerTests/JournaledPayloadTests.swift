@@ -1,6 +1,5 @@
 import Foundation
 import StoreCore
-import Synchronization
 import XCTest
 @testable import Journal
 @testable import StorehouseServer
@@ -24,14 +23,8 @@ final class JournaledPayloadTests: XCTestCase {
             let journal = try Journal(directory: directory, fsync: .always)
             XCTAssertEqual(journal.recover().sessions.first { $0.id == session.id }?.records.map(\.version), [1])
             let record = ActionRecord(type: "counter/incrTapped", payload: .string("ignored"), at: 1_790_000_000_000, source: .client)
-            let appended = DispatchSemaphore(value: 0)
-            let result = Mutex<Result<Void, JournalError>?>(nil)
-            journal.append(session: session.id, records: [(version: 2, bytes: RecordCoding.journalRecord(record, mark: nil))]) { r in
-                result.withLock { $0 = r }
-                appended.signal()
-            }
-            appended.wait()
-            XCTAssertNoThrow(try XCTUnwrap(result.withLock { $0 }).get())
+            let bytes = RecordCoding.journalRecord(record, mark: nil)
+            XCTAssertNoThrow(try XCTUnwrap(appendAndWait(journal, session: session.id, records: [(version: 2, bytes: bytes)])).get())
             journal.close()
         }
         let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = directory }
