@@ -77,6 +77,77 @@ final class HibernationTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state", headers: bearer(token)).json["version"] as? Int, 6)
     }
 
+    /// A request is authorized against a hibernated session's summary before anything is read from
+    /// disk: without the token it gets 401 and the session stays unloaded, also for a head waiting
+    /// for `100 Continue` (RFC 9110 §10.1.1), which is answered without a load even with the token.
+    func testAHibernatedSessionChecksTheTokenBeforeItLoads() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fixture = try diskFixture(directory)
+        let (id, token) = try fixture.createSession()
+        try waitForMetric(fixture, "storehouse_session_hibernations_total", atLeast: 1)
+
+        for headers in [bearer("wrong"), [:], bearer(token + "x")] {
+            let refused = try fixture.client().request("GET", "/sessions/\(id)/state", headers: headers)
+            XCTAssertEqual(refused.status, 401, refused.text)
+            XCTAssertEqual(refused.header("WWW-Authenticate")?.hasPrefix("Bearer"), true)
+        }
+        let body = #"{"type":"counter/incrTapped"}"#
+        func head(_ token: String) -> String {
+            "POST /sessions/\(id)/actions HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/json\r\n"
+                + "Content-Length: \(body.utf8.count)\r\nExpect: 100-continue\r\n\r\n"
+        }
+        let refused = try fixture.client()
+        try refused.sendRaw(head("wrong"))
+        XCTAssertEqual(try refused.readResponse().status, 401)
+        XCTAssertEqual(try metric(fixture, "storehouse_session_loads_total"), 0, "no token, no load")
+
+        let client = try fixture.client()
+        try client.sendRaw(head(token))
+        XCTAssertEqual(try client.readResponse().status, 100)
+        XCTAssertEqual(try metric(fixture, "storehouse_session_loads_total"), 0, "a head alone loads nothing")
+        try client.sendRaw(body)
+        let applied = try client.readResponse()
+        XCTAssertEqual(applied.status, 200, applied.text)
+        XCTAssertEqual(applied.json["version"] as? Int, 1)
+        XCTAssertEqual(try metric(fixture, "storehouse_session_loads_total"), 1)
+
+        // The admin token loads it as well.
+        try waitForMetric(fixture, "storehouse_session_hibernations_total", atLeast: 2)
+        XCTAssertEqual(try fixture.client().request("GET", "/sessions/\(id)/state", headers: bearer("wrong")).status, 401)
+        XCTAssertEqual(try metric(fixture, "storehouse_session_loads_total"), 1)
+        let read = try fixture.client().request("GET", "/sessions/\(id)/state", headers: bearer(Self.admin))
+        XCTAssertEqual(read.status, 200, read.text)
+        XCTAssertEqual(try metric(fixture, "storehouse_session_loads_total"), 2)
+    }
+
+    /// `POST /sessions {"from": …}` from a hibernated origin: the origin's token is checked against
+    /// its summary first (401 without a load), then the origin is loaded and forked.
+    func testAForkFromAHibernatedOriginChecksTheTokenThenLoadsIt() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fixture = try diskFixture(directory)
+        let (id, token) = try fixture.createSession()
+        let client = try fixture.client()
+        try client.incrementCounter(id, token, times: 2)
+        try waitForMetric(fixture, "storehouse_session_hibernations_total", atLeast: 1)
+
+        let from = #"{"from":{"id":"\#(id)"}}"#
+        XCTAssertEqual(try fixture.client().request("POST", "/sessions", headers: bearer("wrong"), body: from).status, 401)
+        XCTAssertEqual(try fixture.client().request("POST", "/sessions", body: from).status, 401)
+        XCTAssertEqual(try metric(fixture, "storehouse_session_loads_total"), 0, "no token, no load")
+
+        let fork = try fixture.client().request("POST", "/sessions", headers: bearer(token), body: from)
+        XCTAssertEqual(fork.status, 201, fork.text)
+        XCTAssertEqual((fork.json["state"] as? [String: Any])?["count"] as? Int, 2)
+        XCTAssertEqual(try metric(fixture, "storehouse_session_loads_total"), 1)
+        let forkID = try XCTUnwrap(fork.json["id"] as? String)
+        let forkToken = try XCTUnwrap(fork.json["token"] as? String)
+        let metadata = try client.request("GET", "/sessions/\(forkID)", headers: bearer(forkToken)).json
+        XCTAssertEqual((metadata["forkedFrom"] as? [String: Any])?["id"] as? String, id)
+        XCTAssertEqual((metadata["forkedFrom"] as? [String: Any])?["version"] as? Int, 2)
+    }
+
     func testARestartRegistersIdleSessionsHibernatedAndLoadsThemOnRequest() throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

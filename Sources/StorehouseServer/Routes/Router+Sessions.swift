@@ -70,14 +70,23 @@ extension Router {
     /// A fork: a new session whose state is session `id`'s at `version` (its newest durable one
     /// when nil), proved by that session's token or the admin token (docs/API.md "Operators").
     private func forkSession(from id: String, at version: Int?, kind kindName: String?, ttlSeconds: Int, _ exchange: Exchange) {
-        guard Secrets.isWellFormedID(id), let origin = registry.lookup(id) else {
-            return exchange.send(SessionProblems.notFound)
+        guard let credential = authorizeUnloaded(exchange.request, id: id, allowQueryToken: false,
+                                                 missing: "a fork needs Authorization: Bearer <the token of the session it forks>",
+                                                 wrong: "the token is not that of the session to fork", exchange) else { return }
+        // Marked used, so the sweep leaves a resident origin so.
+        guard !credential.isHibernated, let origin = registry.residentOnly(id) else {
+            // A hibernated origin is loaded off the event loop (it reads the disk), and only now
+            // that its token is proved.
+            return DispatchQueue.global(qos: .userInitiated).async { [self] in
+                guard let origin = registry.lookup(id) else { return exchange.send(SessionProblems.notFound) }
+                fork(origin, at: version, kind: kindName, ttlSeconds: ttlSeconds, exchange)
+            }
         }
-        let admin = access.adminToken
-        guard checkBearer(exchange.request, allowQueryToken: false, missing: "a fork needs Authorization: Bearer <the token of the session it forks>",
-                          wrong: "the token is not that of the session to fork", exchange, verify: { token in
-                              origin.accepts(token: token) || admin?.accepts(token) == true
-                          }) else { return }
+        fork(origin, at: version, kind: kindName, ttlSeconds: ttlSeconds, exchange)
+    }
+
+    /// `forkSession`'s work once the origin is resident and its token proved.
+    private func fork(_ origin: Session, at version: Int?, kind kindName: String?, ttlSeconds: Int, _ exchange: Exchange) {
         guard !origin.damaged else { return exchange.send(SessionProblems.damaged) }
         if let kindName, kindName != origin.kind.name {
             return exchange.send(Problem(422, "invalid-body", "a fork has its origin's kind, \(origin.kind.name), not '\(kindName.prefix(64))'"))

@@ -60,15 +60,18 @@ final class Router: HTTPHandler {
     func handle(_ request: HTTPRequest, _ responder: HTTPResponder) {
         let (exchange, name) = makeExchange(for: request, responder)
         if Self.namesSession(exchange.route), registry.isHibernated(name) {
-            // Loading reads the disk: done off the event loop, whose other connections go on.
-            // The request is then handled there (an append off a loop wakes the journal at once).
-            DispatchQueue.global(qos: .userInitiated).async { [self] in
-                _ = registry.lookup(name)
-                handleAdmitted(exchange, name: name)
-            }
-            return
+            // Loading reads the disk: the request is handled off the event loop, whose other
+            // connections go on, and loads the session there once its token is proved (an append
+            // off a loop wakes the journal at once).
+            return handleOffLoop(exchange, name: name)
         }
-        handleAdmitted(exchange, name: name)
+        handleAdmitted(exchange, name: name, onLoop: true)
+    }
+
+    private func handleOffLoop(_ exchange: Exchange, name: String) {
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            handleAdmitted(exchange, name: name, onLoop: false)
+        }
     }
 
     /// Whether the route's second segment is a session id.
@@ -79,10 +82,14 @@ final class Router: HTTPHandler {
         }
     }
 
-    private func handleAdmitted(_ exchange: Exchange, name: String) {
+    /// `onLoop`: the request runs on its connection's event loop, which must not block on a load.
+    private func handleAdmitted(_ exchange: Exchange, name: String, onLoop: Bool) {
         let request = exchange.request
-        guard let admitted = admit(exchange, name: name) else { return }
+        guard let admitted = admit(exchange, name: name, mayLoad: !onLoop) else { return }
         switch admitted {
+        case .hibernatedSession:
+            // Hibernated by the sweep since `handle` looked: loaded off the loop as well.
+            handleOffLoop(exchange, name: name)
         case .problem(let entry):
             var headers = HTTPHeaders()
             headers.add("Content-Type", "text/plain; charset=utf-8")
@@ -124,7 +131,8 @@ final class Router: HTTPHandler {
     /// runs them again once the body is in.
     func handleExpectation(_ head: HTTPRequest, _ responder: HTTPResponder) -> Bool {
         let (exchange, name) = makeExchange(for: head, responder)
-        return admit(exchange, name: name) == nil
+        // A hibernated session is not loaded for a head: its token is checked against its summary.
+        return admit(exchange, name: name, mayLoad: false) == nil
     }
 
     /// Where a request goes once every check that needs no body has passed.
@@ -132,6 +140,8 @@ final class Router: HTTPHandler {
         case healthz, readyz, metrics, kinds, createSession, listSessions, importSession, preflight
         case problem((title: String, explanation: String))
         case session(Session, SessionEndpoint)
+        /// Every check passed but the session is hibernated and may not be loaded here.
+        case hibernatedSession
     }
 
     private func makeExchange(for request: HTTPRequest, _ responder: HTTPResponder) -> (Exchange, name: String) {
@@ -156,7 +166,8 @@ final class Router: HTTPHandler {
 
     /// Answers what the head alone decides (no such route or method, not ready, no such session,
     /// no valid token, a damaged session) and returns nil; otherwise says where the request goes.
-    private func admit(_ exchange: Exchange, name: String) -> Admitted? {
+    /// `mayLoad`: whether a hibernated session may be loaded here (off the event loop).
+    private func admit(_ exchange: Exchange, name: String, mayLoad: Bool) -> Admitted? {
         let request = exchange.request
         let route = exchange.route
         if let misdirected = registry.context.routing.misdirection(route: route, method: request.method, id: name) { exchange.send(misdirected); return nil }
@@ -186,7 +197,10 @@ final class Router: HTTPHandler {
             return .importSession
         case .session(let endpoint):
             guard readyForSessions(exchange) else { return nil }
-            guard let session = authorize(request, id: name, allowQueryToken: endpoint.acceptsQueryToken, exchange) else { return nil }
+            guard let authorized = authorize(request, id: name, allowQueryToken: endpoint.acceptsQueryToken, mayLoad: mayLoad, exchange) else {
+                return nil
+            }
+            guard let session = authorized else { return .hibernatedSession }
             if session.damaged && endpoint != .delete {
                 exchange.send(SessionProblems.damaged)
                 return nil
@@ -294,24 +308,37 @@ final class Router: HTTPHandler {
     }
 
     /// docs/API.md "Authentication": 404 for an unknown id whatever the token, then 401 for a missing or wrong token.
-    /// The session a path names; a malformed id is never looked up.
-    private func session(named id: String) -> Session? {
-        Secrets.isWellFormedID(id) ? registry.lookup(id) : nil
+    /// The session, loaded from disk when it is hibernated only once the token is proved, so a
+    /// request without it never makes the server read a journal; nil once a problem is answered.
+    /// `.some(nil)`: the token is proved but the session is hibernated and `mayLoad` is false.
+    private func authorize(_ request: HTTPRequest, id: String, allowQueryToken: Bool, mayLoad: Bool, _ exchange: Exchange) -> Session?? {
+        guard authorizeUnloaded(request, id: id, allowQueryToken: allowQueryToken, missing: "this session needs Authorization: Bearer <token>",
+                                wrong: "the token is not this session's", exchange) != nil else { return nil }
+        if let session = registry.residentOnly(id) { return .some(session) }
+        guard mayLoad else { return .some(nil) }
+        // Deleted (or its load failed) since the check: as unknown.
+        guard let session = registry.lookup(id) else {
+            exchange.send(SessionProblems.notFound)
+            return nil
+        }
+        return .some(session)
     }
 
-    private func authorize(_ request: HTTPRequest, id: String, allowQueryToken: Bool, _ exchange: Exchange) -> Session? {
-        guard let session = session(named: id) else {
+    /// Checks the request's token against session `id`'s (or the admin token) without loading the
+    /// session; what proved it, or nil once 404, 400 or 401 is answered. A malformed id is never looked up.
+    func authorizeUnloaded(_ request: HTTPRequest, id: String, allowQueryToken: Bool, missing: String, wrong: String,
+                           _ exchange: Exchange) -> SessionCredential? {
+        guard Secrets.isWellFormedID(id), let credential = registry.credential(id) else {
             exchange.send(SessionProblems.notFound)
             return nil
         }
         // The admin token opens every session (docs/API.md "Operators"); the session's own is
         // tried first, so a client's request pays for no second hash.
         let admin = access.adminToken
-        let proved = checkBearer(request, allowQueryToken: allowQueryToken, missing: "this session needs Authorization: Bearer <token>",
-                                 wrong: "the token is not this session's", exchange) { token in
-            session.accepts(token: token) || admin?.accepts(token) == true
+        let proved = checkBearer(request, allowQueryToken: allowQueryToken, missing: missing, wrong: wrong, exchange) { token in
+            credential.accepts(token: token) || admin?.accepts(token) == true
         }
-        return proved ? session : nil
+        return proved ? credential : nil
     }
 
     /// Whether the request carries the admin token; false once 403 `admin-disabled` (no token is

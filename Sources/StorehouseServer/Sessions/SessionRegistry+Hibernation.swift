@@ -15,6 +15,27 @@ extension SessionRegistry {
         case load(SessionSummary, DispatchGroup)
     }
 
+    /// What proves a token for session `id`, without loading it or marking it used: a request is
+    /// authorized against this first, so one without the token never makes the server read a
+    /// hibernated session's journal.
+    func credential(_ id: String) -> SessionCredential? {
+        sessions.withLock { table in
+            if let session = table.byID[id] { return .resident(session) }
+            return table.hibernated[id].map(SessionCredential.hibernated)
+        }
+    }
+
+    /// The session `id` if it is resident, marked used so the sweep leaves it so; nil when it is
+    /// hibernated (or gone): a caller that must not block on the disk loads it elsewhere.
+    func residentOnly(_ id: String) -> Session? {
+        let now = context.now()
+        return sessions.withLock { table in
+            guard let session = table.byID[id] else { return nil }
+            session.lastUsed.store(now, ordering: .relaxed)
+            return session
+        }
+    }
+
     /// The resident session `id`, loaded from disk first when it is hibernated: one request loads
     /// it while the others for it wait (a `DispatchGroup` per id), and all of them get the session.
     func residentSession(_ id: String) -> Session? {
