@@ -77,6 +77,25 @@ final class HibernationTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state", headers: bearer(token)).json["version"] as? Int, 6)
     }
 
+    /// Under memory pressure idle sessions leave memory long before `--hibernate-after-s`: the
+    /// budget (a few KiB here, which one session's charges pass 80 % of) makes the sweep take any
+    /// session unused for a second.
+    func testIdleSessionsHibernateEarlyUnderMemoryPressure() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fixture = try diskFixture(directory) {
+            $0.hibernateAfterSeconds = 3_600
+            $0.maxMemory = 5 << 10
+            $0.memoryBudgetCountsResident = false
+        }
+        let (id, token) = try fixture.createSession()
+        try waitForMetric(fixture, "storehouse_session_hibernations_total", atLeast: 1)
+        XCTAssertEqual(try metric(fixture, "storehouse_sessions_resident"), 0)
+        let client = try fixture.client()
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state", headers: bearer(token)).json["version"] as? Int, 0)
+        XCTAssertEqual(try metric(fixture, "storehouse_session_loads_total"), 1)
+    }
+
     /// A request is authorized against a hibernated session's summary before anything is read from
     /// disk: without the token it gets 401 and the session stays unloaded, also for a head waiting
     /// for `100 Continue` (RFC 9110 §10.1.1), which is answered without a load even with the token.

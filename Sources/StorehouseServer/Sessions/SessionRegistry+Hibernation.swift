@@ -100,12 +100,20 @@ extension SessionRegistry {
         }
     }
 
-    /// Unloads every resident session nothing used since `now - --hibernate-after-s`: the journal
-    /// is flushed first (under `--fsync batch` and `never` an acknowledged action may not be on
-    /// disk yet), and only a session whose head that flush covered leaves memory.
+    /// How long a session must be unused before it leaves memory while the memory budget is
+    /// under pressure (from 80 % of `--max-memory`), whatever `--hibernate-after-s` says: idle
+    /// sessions go before any write is refused.
+    static let idleUnderPressureMillis: Int64 = 1_000
+
+    /// Unloads every resident session nothing used since `now - --hibernate-after-s` (or for
+    /// `idleUnderPressureMillis` while the budget shrinks windows): the journal is flushed first
+    /// (under `--fsync batch` and `never` an acknowledged action may not be on disk yet), and only
+    /// a session whose head that flush covered leaves memory.
     func hibernateIdle(at now: Int64) {
         guard context.hibernateAfterMillis > 0 else { return }
-        let threshold = now - context.hibernateAfterMillis
+        let idleFor = context.memoryBudget.shouldShrink
+            ? min(context.hibernateAfterMillis, Self.idleUnderPressureMillis) : context.hibernateAfterMillis
+        let threshold = now - idleFor
         let candidates = all.filter { $0.mayHibernate(idleSince: threshold) }.map { ($0, $0.durableVersionNow()) }
         guard !candidates.isEmpty else { return }
         context.log.flush()
