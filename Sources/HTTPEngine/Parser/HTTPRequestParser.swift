@@ -326,25 +326,21 @@ public struct HTTPRequestParser: Sendable {
     /// elements (`,`, `5,`, `,5`), which the general list rule would skip (RFC 9110 §5.6.1) and
     /// leave a front end and this server framing the message differently.
     mutating func noteContentLength(_ value: UnsafeBufferPointer<UInt8>) -> HTTPParseError? {
-        var start = 0
-        while start <= value.count {
-            var end = start
-            while end < value.count && value[end] != 0x2C { end += 1 }
-            var s = start, e = end
-            while s < e && ASCII.isWhitespace(value[s]) { s += 1 }
-            while e > s && ASCII.isWhitespace(value[e - 1]) { e -= 1 }
-            guard e > s else { return .badRequest("empty Content-Length") }
+        var error: HTTPParseError?
+        var length = contentLength
+        Self.forEachListElementIncludingEmpty(value) { element in
+            guard !element.isEmpty else { error = .badRequest("empty Content-Length"); return false }
             var n = 0
-            for i in s..<e {
-                let b = value[i]
-                guard b >= 0x30 && b <= 0x39 else { return .badRequest("Content-Length is not a number") }
+            for b in element {
+                guard b >= 0x30 && b <= 0x39 else { error = .badRequest("Content-Length is not a number"); return false }
                 n = n > (Int.max - 9) / 10 ? Int.max : n * 10 + Int(b - 0x30)
             }
-            if let existing = contentLength, existing != n { return .badRequest("differing Content-Length values") }
-            contentLength = n
-            start = end + 1
+            if let existing = length, existing != n { error = .badRequest("differing Content-Length values"); return false }
+            length = n
+            return true
         }
-        return nil
+        if error == nil { contentLength = length }
+        return error
     }
 
     /// Reads the fields that decide framing and persistence while their bytes are at hand.
@@ -530,6 +526,15 @@ public struct HTTPRequestParser: Sendable {
 
     /// Calls `body` for each non-empty, OWS-trimmed element of a `#rule` list (RFC 9110 §5.6.1).
     static func forEachListElement(_ value: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        forEachListElementIncludingEmpty(value) { element in
+            if !element.isEmpty { body(element) }
+            return true
+        }
+    }
+
+    /// Calls `body` for each OWS-trimmed element of a `#rule` list, empty ones included (which
+    /// the list rule skips, but a field such as Content-Length must refuse), until it returns false.
+    static func forEachListElementIncludingEmpty(_ value: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) {
         var start = 0
         while start <= value.count {
             var end = start
@@ -537,7 +542,7 @@ public struct HTTPRequestParser: Sendable {
             var s = start, e = end
             while s < e && ASCII.isWhitespace(value[s]) { s += 1 }
             while e > s && ASCII.isWhitespace(value[e - 1]) { e -= 1 }
-            if e > s { body(UnsafeBufferPointer(rebasing: value[s..<e])) }
+            guard body(UnsafeBufferPointer(rebasing: value[s..<e])) else { return }
             start = end + 1
         }
     }
