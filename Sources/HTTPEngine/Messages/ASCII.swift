@@ -1,6 +1,7 @@
 /// Byte classes from RFC 9110 §5.6.2 (token) and §5.5 (field values), shared by the parser and writer.
+@usableFromInline
 enum ASCII {
-    @inline(__always) static func lower(_ b: UInt8) -> UInt8 {
+    @inlinable @inline(__always) static func lower(_ b: UInt8) -> UInt8 {
         b >= 0x41 && b <= 0x5A ? b | 0x20 : b
     }
 

@@ -199,7 +199,8 @@ public struct HTTPRequestParser: Sendable {
             // front end may frame differently.
             headBytes += length
             if headBytes > limits.maxHeaderBytes { return .failure(.headersTooLarge("the trailer block exceeds \(limits.maxHeaderBytes) bytes")) }
-            if case .failure(let error) = Self.splitFieldLine(line, what: "trailer") { return .failure(error) }
+            var field = FieldLine(name: UnsafeBufferPointer(start: nil, count: 0), value: UnsafeBufferPointer(start: nil, count: 0))
+            if let flaw = Self.splitFieldLine(line, into: &field) { return .failure(flaw.error(what: "trailer")) }
             return .next
 
         default:
@@ -286,11 +287,9 @@ public struct HTTPRequestParser: Sendable {
 
     /// field-line = field-name ":" OWS field-value OWS (RFC 9112 §5).
     mutating func parseFieldLine(_ line: UnsafeBufferPointer<UInt8>) -> HTTPParseError? {
-        let name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>
-        switch Self.splitFieldLine(line, what: "header") {
-        case .failure(let error): return error
-        case .success(let field): (name, value) = (field.name, field.value)
-        }
+        var field = FieldLine(name: UnsafeBufferPointer(start: nil, count: 0), value: UnsafeBufferPointer(start: nil, count: 0))
+        if let flaw = Self.splitFieldLine(line, into: &field) { return flaw.error(what: "header") }
+        let name = field.name, value = field.value
         if headers.count >= limits.maxHeaderCount { return .headersTooLarge("more than \(limits.maxHeaderCount) header fields") }
         if let error = noteFramingField(name: name, value: value) { return error }
         // Room for a usual head at once, instead of regrowing at every doubling; a larger one grows
@@ -305,20 +304,37 @@ public struct HTTPRequestParser: Sendable {
         var value: UnsafeBufferPointer<UInt8>
     }
 
-    /// Checks a non-empty line as a field-line and splits it; `what` names the block in the error
-    /// ("header" or "trailer": trailer fields have the same syntax, RFC 9112 §7.1.2).
-    static func splitFieldLine(_ line: UnsafeBufferPointer<UInt8>, what: StaticString) -> Result<FieldLine, HTTPParseError> {
+    /// What is wrong with a field-line: a trivial value, so the split of a good line (every line
+    /// of every request) builds no error; the error and its text are made only for a bad one.
+    enum FieldLineFlaw {
+        case obsoleteFolding, noColon, badName, badValue
+
+        /// `what` names the block ("header" or "trailer": trailer fields have the same syntax,
+        /// RFC 9112 §7.1.2).
+        func error(what: StaticString) -> HTTPParseError {
+            switch self {
+            case .obsoleteFolding: .badRequest("obsolete line folding")
+            case .noColon: .badRequest("invalid \(what) field line")
+            case .badName: .badRequest("invalid \(what) field name")
+            case .badValue: .badRequest("invalid byte in a \(what) field value")
+            }
+        }
+    }
+
+    /// Checks a non-empty line as a field-line and splits it into `field`; nil when it is one.
+    static func splitFieldLine(_ line: UnsafeBufferPointer<UInt8>, into field: inout FieldLine) -> FieldLineFlaw? {
         // RFC 9112 §5.2: obs-fold (a line starting with whitespace) is rejected with 400.
-        if ASCII.isWhitespace(line[0]) { return .failure(.badRequest("obsolete line folding")) }
-        guard let colon = line.firstIndex(of: 0x3A), colon > 0 else { return .failure(.badRequest("invalid \(what) field line")) }
+        if ASCII.isWhitespace(line[0]) { return .obsoleteFolding }
+        guard let colon = line.firstIndex(of: 0x3A), colon > 0 else { return .noColon }
         // RFC 9112 §5.1: whitespace between the name and the colon MUST be rejected; the token check covers it.
-        for i in 0..<colon where !ASCII.isTokenChar(line[i]) { return .failure(.badRequest("invalid \(what) field name")) }
+        for i in 0..<colon where !ASCII.isTokenChar(line[i]) { return .badName }
         var start = colon + 1, end = line.count
         while start < end && ASCII.isWhitespace(line[start]) { start += 1 }
         while end > start && ASCII.isWhitespace(line[end - 1]) { end -= 1 }
         let value = UnsafeBufferPointer(rebasing: line[start..<end])
-        if !ASCII.isFieldValue(value) { return .failure(.badRequest("invalid byte in a \(what) field value")) }
-        return .success(FieldLine(name: UnsafeBufferPointer(rebasing: line[0..<colon]), value: value))
+        if !ASCII.isFieldValue(value) { return .badValue }
+        field = FieldLine(name: UnsafeBufferPointer(rebasing: line[0..<colon]), value: value)
+        return nil
     }
 
     /// Content-Length = 1*DIGIT (RFC 9110 §8.6). A list of identical values may be read as one
