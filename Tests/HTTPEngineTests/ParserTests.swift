@@ -192,6 +192,21 @@ final class ParserTests: XCTestCase {
         XCTAssertEqual(HTTPRequest(method: "GET", target: "/bad%zz%").queryItems().count, 0)
     }
 
+    /// The parser finds an origin-form target's query while it checks the target; the path and
+    /// query it hands over are those the request finds for itself from the same target.
+    func testParsedTargetsSplitAsTheRequestSplitsThem() {
+        for target in ["/a/b?x=1&y", "/a?", "/a", "/?q", "/a??b", "/s/x/actions", "http://h:1/z?q", "*"] {
+            let method = target == "*" ? "OPTIONS" : "GET"
+            var parser = HTTPRequestParser()
+            let bytes = Array("\(method) \(target) HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
+            let (_, event) = bytes.withUnsafeBufferPointer { parser.parse($0) }
+            guard case .request(let parsed) = event else { return XCTFail("\(target): \(event)") }
+            let built = HTTPRequest(method: method, target: target)
+            XCTAssertEqual(parsed.path, built.path, target)
+            XCTAssertEqual(parsed.query, built.query, target)
+        }
+    }
+
     func testHeadersCaseInsensitive() {
         var headers = HTTPHeaders()
         headers.add("X-One", "1")

@@ -21,14 +21,15 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     @usableFromInline var storage: [UInt8]
     @usableFromInline var used: Int
     /// How many fields there are.
-    public private(set) var count: Int
+    @inlinable public var count: Int { fieldCount }
+    @usableFromInline var fieldCount: Int
 
     @usableFromInline static let lengthBytes = 8
 
     public init() {
         storage = []
         used = 0
-        count = 0
+        fieldCount = 0
     }
 
     public init(_ fields: [(String, String)]) {
@@ -99,6 +100,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     }
 
     /// Appends a field; earlier fields of the same name stay.
+    @inlinable
     public mutating func add(_ name: String, _ value: String) {
         var name = name, value = value
         name.withUTF8 { n in value.withUTF8 { v in append(name: n, value: v) } }
@@ -151,8 +153,15 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     // MARK: bytes
 
-    /// Appends a field from its bytes (the parser's way in: no string is built).
-    mutating func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+    /// Appends a field from its bytes (the parser's way in, and a value written on the stack:
+    /// no string is built). The bytes are copied as they are; `ResponseEncoder` drops a field
+    /// that is not a token and a field value when it writes it.
+    ///
+    /// ```swift
+    /// "ETag".utf8.withContiguousStorageIfAvailable { name in headers.append(name: name, value: digits) }
+    /// ```
+    @inlinable
+    public mutating func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         // The lengths are stored as UInt32: a longer field is a programming error (a request's are
         // bounded by the parser's limits), and storing it would make every read run past the field.
         precondition(name.count <= UInt32.max && value.count <= UInt32.max, "a header field of 4 GiB or more")
@@ -168,13 +177,14 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
             if let v = value.baseAddress { (field + Self.lengthBytes + name.count).update(from: v, count: value.count) }
         }
         used = end
-        count += 1
+        fieldCount += 1
     }
 
     /// Bytes held for fields and the room after them (tests).
     var reservedBytes: Int { storage.count }
 
     /// Makes room for `bytes` bytes of fields in all (with their lengths), so appends copy in place.
+    @usableFromInline
     mutating func reserveBytes(_ bytes: Int) {
         guard storage.count < bytes else { return }
         // A zeroed array (one calloc-like fill) with the fields copied in: appending the zeros

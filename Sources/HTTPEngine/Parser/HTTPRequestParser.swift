@@ -58,6 +58,9 @@ public struct HTTPRequestParser: Sendable {
     /// `headers` (a refusal after this saw them all, one before may have missed `Origin`).
     private(set) var headerBlockComplete = false
     var body: [UInt8] = []
+    /// For an origin-form target, the offset of its `?` (-1 when it has none), found while the
+    /// target was checked; nil for another form, whose path `HTTPRequest` finds itself.
+    var originFormQuery: Int?
 
     public init(limits: HTTPParserLimits = HTTPParserLimits()) {
         self.limits = limits
@@ -215,6 +218,13 @@ public struct HTTPRequestParser: Sendable {
     /// (partial lines only) whether the version part is already too long. A partial line gets an error
     /// only when the complete line would certainly get the same one, so slicing never changes a verdict.
     func requestLinePrefixError(_ line: UnsafeBufferPointer<UInt8>, complete: Bool) -> HTTPParseError? {
+        var sp1 = 0, sp2 = 0
+        return requestLinePrefixError(line, complete: complete, sp1: &sp1, sp2: &sp2)
+    }
+
+    /// The same, saying where the line's first two spaces are (`sp2` is the line's length when
+    /// there is no second), so a complete line is scanned for them once.
+    func requestLinePrefixError(_ line: UnsafeBufferPointer<UInt8>, complete: Bool, sp1 found1: inout Int, sp2 found2: inout Int) -> HTTPParseError? {
         guard let sp1 = line.firstIndex(of: 0x20) else {
             if line.count > Self.maxMethodBytes || complete { return .badRequest("malformed request line") }
             for b in line where !ASCII.isTokenChar(b) { return .badRequest("invalid method") }
@@ -227,14 +237,13 @@ public struct HTTPRequestParser: Sendable {
         if sp2 - sp1 - 1 > limits.maxTargetBytes { return .uriTooLong("the request-target exceeds \(limits.maxTargetBytes) bytes") }
         // "HTTP/x.y" is 8 bytes.
         if !complete && sp2 < line.count && line.count - sp2 - 1 > 8 { return .badRequest("malformed HTTP version") }
+        (found1, found2) = (sp1, sp2)
         return nil
     }
 
     mutating func parseRequestLine(_ line: UnsafeBufferPointer<UInt8>) -> HTTPParseError? {
-        if let error = requestLinePrefixError(line, complete: true) { return error }
-        guard let sp1 = line.firstIndex(of: 0x20) else { return .badRequest("malformed request line") }
-        var sp2 = sp1 + 1
-        while sp2 < line.count && line[sp2] != 0x20 { sp2 += 1 }
+        var sp1 = 0, sp2 = 0
+        if let error = requestLinePrefixError(line, complete: true, sp1: &sp1, sp2: &sp2) { return error }
         let targetLength = sp2 - sp1 - 1
         guard sp2 < line.count, targetLength > 0 else { return .badRequest("malformed request line") }
         // HTTP-version = "HTTP" "/" DIGIT "." DIGIT (RFC 9112 §2.3); it is case-sensitive.
@@ -248,10 +257,18 @@ public struct HTTPRequestParser: Sendable {
         // RFC 9110 §6.2: a 1.x recipient treats a higher minor version as the highest it supports.
         version = minor == 0 ? .http1_0 : .http1_1
         let t = UnsafeBufferPointer(rebasing: line[(sp1 + 1)..<sp2])
-        for b in t where b < 0x21 || b > 0x7E { return .badRequest("invalid byte in the request-target") }
+        // One pass: the bytes, a fragment, and where the query starts (`HTTPRequest` need not look again).
+        var fragment = false
+        var question = -1
+        for i in 0..<t.count {
+            let b = t[i]
+            if b < 0x21 || b > 0x7E { return .badRequest("invalid byte in the request-target") }
+            if b == UInt8(ascii: "#") { fragment = true }
+            if b == UInt8(ascii: "?") && question < 0 { question = i }
+        }
         // RFC 9112 §3.2 has no fragment in a request-target (a client strips it, RFC 9110 §4.2.4);
         // one here would carry whatever followed it (a token, say) into paths and logs.
-        if t.contains(UInt8(ascii: "#")) { return .badRequest("a request-target has no fragment ('#')") }
+        if fragment { return .badRequest("a request-target has no fragment ('#')") }
         // Origin-form, asterisk-form or absolute-form (RFC 9112 §3.2); authority-form is only for CONNECT.
         let isOrigin = t[0] == 0x2F
         let isAsterisk = t.count == 1 && t[0] == 0x2A
@@ -261,6 +278,7 @@ public struct HTTPRequestParser: Sendable {
         // RFC 9112 §3.2.4: the asterisk-form is only for a server-wide OPTIONS.
         if isAsterisk && method != "OPTIONS" { return .badRequest("'*' is a request-target only for OPTIONS") }
         target = String(decoding: t, as: UTF8.self)
+        originFormQuery = isOrigin ? question : nil
         return nil
     }
 
@@ -453,14 +471,15 @@ public struct HTTPRequestParser: Sendable {
     /// `expectContinue` may depend on it). It is not kept alive: an answer from the head alone
     /// leaves the body unread on the connection.
     var head: HTTPRequest {
-        HTTPRequest(method: method, target: target, version: version, headers: headers, body: [], keepAlive: false)
+        HTTPRequest(method: method, target: target, version: version, headers: headers, body: [], keepAlive: false,
+                    originFormQuery: originFormQuery)
     }
 
     mutating func completeRequest() -> HTTPRequest {
         // RFC 9112 §9.3: 1.1 persists unless "close"; 1.0 only when "keep-alive" is asked for.
         let keepAlive = version == .http1_1 ? !connectionClose : (connectionKeepAlive && !connectionClose)
         let request = HTTPRequest(method: method, target: target, version: version,
-                                  headers: headers, body: body, keepAlive: keepAlive)
+                                  headers: headers, body: body, keepAlive: keepAlive, originFormQuery: originFormQuery)
         reset()
         return request
     }
@@ -483,6 +502,7 @@ public struct HTTPRequestParser: Sendable {
         hostCount = 0
         headerBlockComplete = false
         body = []
+        originFormQuery = nil
     }
 
     // MARK: byte helpers
