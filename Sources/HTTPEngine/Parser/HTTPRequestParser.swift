@@ -32,11 +32,15 @@ public struct HTTPRequestParser: Sendable {
         case chunkData(remaining: Int)
         case chunkDataEnd
         case trailers
-        case failed(HTTPParseError)
+        /// The error is in `failure`: a payload here would make every state a copy of a large
+        /// value, paid on each line of every request.
+        case failed
     }
 
     public let limits: HTTPParserLimits
     var state: State = .requestLine
+    /// Why the parser failed, once `state` is `.failed`.
+    var failure = HTTPParseError.badRequest("")
 
     // The request being assembled.
     var method = ""
@@ -86,8 +90,8 @@ public struct HTTPRequestParser: Sendable {
         let count = input.count
         while true {
             switch state {
-            case .failed(let error):
-                return (pos, .error(error))
+            case .failed:
+                return (pos, .error(failure))
 
             case .body(let remaining):
                 let n = min(remaining, count - pos)
@@ -140,7 +144,8 @@ public struct HTTPRequestParser: Sendable {
     }
 
     mutating func fail(_ error: HTTPParseError, at pos: Int) -> (consumed: Int, event: Event) {
-        state = .failed(error)
+        state = .failed
+        failure = error
         return (pos, .error(error))
     }
 

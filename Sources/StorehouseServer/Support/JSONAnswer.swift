@@ -4,10 +4,13 @@ import HTTPEngine
 enum JSONAnswer {
     static func ok(_ body: [UInt8], status: Int = 200, etagVersion: Int? = nil) -> HTTPResponse {
         var headers = HTTPHeaders()
-        // Content-Type, ETag and at most one more (Preference-Applied, Location, Idempotent-Replayed).
-        headers.reserveCapacity(3)
+        // Content-Type, ETag, Vary and at most one more (Preference-Applied, Location, Idempotent-Replayed).
+        headers.reserveCapacity(4)
         headers.add("Content-Type", "application/json")
         if let etagVersion { addEntityTag(etagVersion, to: &headers) }
+        // Every answer says it (`CORS.addHeaders`); said here, a shared answer (the head's) is
+        // not copied to say it.
+        headers.add("Vary", "Origin")
         return HTTPResponse(status: status, headers: headers, body: body)
     }
 
