@@ -196,6 +196,13 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         fieldCount += 1
     }
 
+    /// Removes every field; with `keepingCapacity` the bytes stay as room for the next fields.
+    mutating func removeAll(keepingCapacity: Bool) {
+        used = 0
+        fieldCount = 0
+        if !keepingCapacity { storage = [] }
+    }
+
     /// Bytes held for fields and the room after them (tests).
     var reservedBytes: Int { storage.count }
 

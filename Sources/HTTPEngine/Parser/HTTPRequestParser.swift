@@ -430,14 +430,19 @@ public struct HTTPRequestParser: Sendable {
             guard transferChunked else { return .failure(.badRequest("the final transfer coding is not chunked")) }
             guard chunkedCodings == 1 else { return .failure(.badRequest("chunked is applied more than once")) }
             guard transferCodings == 1 else { return .failure(.notImplemented("only the chunked transfer coding is understood")) }
+            body.removeAll(keepingCapacity: true)
             state = .chunkSize
             hasBody = true
         } else if let length = contentLength, length > 0 {
             if length > limits.maxBodyBytes { return .failure(.bodyTooLarge("the body exceeds \(limits.maxBodyBytes) bytes")) }
+            // The last request's buffer, kept by `reset`, emptied now that its request is
+            // usually gone (so it is reused, not copied).
+            body.removeAll(keepingCapacity: true)
             body.reserveCapacity(min(length, 64 << 10))
             state = .body(remaining: length)
             hasBody = true
         } else {
+            if !body.isEmpty { body = [] }
             return .event(.request(completeRequest()))
         }
         if hasBody && expectContinue { return .event(.expectContinue) }
@@ -494,7 +499,11 @@ public struct HTTPRequestParser: Sendable {
         method = ""
         target = ""
         version = .http1_1
-        headers = HTTPHeaders()
+        // The buffers stay for the next request when they are small: the request just handed
+        // over shares them, and once it is gone (an answer made while the loop reads, nearly
+        // every one) the next request writes into them without allocating; while it lives, the
+        // first write copies them, as a fresh buffer would have been allocated.
+        headers.removeAll(keepingCapacity: headers.reservedBytes <= Self.keptBufferBytes)
         headBytes = 0
         leadingEmptyLines = 0
         contentLength = nil
@@ -506,9 +515,15 @@ public struct HTTPRequestParser: Sendable {
         expectContinue = false
         hostCount = 0
         headerBlockComplete = false
-        body = []
+        // The body is emptied once the next head is read (`finishHead`), by when the request
+        // that shares it is usually gone: emptying a shared array here would allocate at once.
+        if body.capacity > Self.keptBufferBytes { body = [] }
         originFormQuery = nil
     }
+
+    /// The most a connection keeps of each buffer between requests (10,000 idle connections
+    /// keep at most 20 MB).
+    static let keptBufferBytes = 1 << 10
 
     // MARK: byte helpers
 
