@@ -88,6 +88,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     }
 
     /// Every value of the field named `name`, in order.
+    @inlinable
     public func values(_ name: String) -> [String] {
         var values: [String] = []
         forEach(named: name) { values.append(String(decoding: $0, as: UTF8.self)) }
@@ -104,6 +105,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// The values of a list-based field (RFC 9110 §5.3) as one line: every field line of that
     /// name joined with ", ", which is what they mean together; nil when there is none.
+    @inlinable
     public func combined(_ name: String) -> String? {
         var joined: [UInt8] = []
         var any = false
