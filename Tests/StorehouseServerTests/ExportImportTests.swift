@@ -166,6 +166,36 @@ final class ExportImportTests: XCTestCase {
         XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: directory).contains { $0.hasPrefix(id) }, "its files are gone")
         XCTAssertEqual(try client.request("POST", "/sessions/import", headers: admin, body: export).status, 201, "and the import can be made again")
     }
+
+    func testAnImportWhoseSnapshotCannotBeWrittenAnswers503AndLeavesNothing() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var export = "", id = ""
+        do {
+            let fixture = try server()
+            (id, _) = try populated(fixture, count: 3)
+            export = try fixture.client().request("GET", "/sessions/\(id)/export", headers: admin).text
+        }
+        func files() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(id) } }
+        do {
+            let fixture = try server(directory)
+            let client = try fixture.client()
+            let journal = try XCTUnwrap(fixture.server.journal)
+            // The record is written; the snapshot that completes the import is not.
+            journal.injectFault(JournalFault(operation: .write, errno: ENOSPC, file: "\(id).snap.tmp"))
+            let refused = try client.request("POST", "/sessions/import", headers: admin, body: export)
+            XCTAssertEqual(refused.status, 503, refused.text)
+            XCTAssertEqual(refused.json["type"] as? String, "/problems/journal-unavailable")
+            XCTAssertEqual(refused.header("Retry-After"), "1")
+            XCTAssertEqual(try client.request("GET", "/sessions/\(id)", headers: admin).status, 404, "no half-made session is served")
+            XCTAssertEqual(try files(), [], "nor are its files kept")
+            journal.injectFault(nil)
+        }
+        let fixture = try server(directory)
+        let client = try fixture.client()
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)", headers: admin).status, 404, "nor does a restart find one")
+        XCTAssertEqual(try client.request("POST", "/sessions/import", headers: admin, body: export).status, 201, "the retry succeeds")
+    }
 }
 
 extension TestClient {

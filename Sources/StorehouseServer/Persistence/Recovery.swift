@@ -165,8 +165,9 @@ enum Recovery {
         // snapshot) keeps the base's inputs unless a replayed action started it again.
         var replayedEffects: [String: PendingEffect] = [:]
         for effect in store.interruptedEffects() { if let id = effect.id { replayedEffects[id] = effect } }
+        // The import's own array when nothing follows it (an import being built): not copied.
         var records: [ActionRecord] = imported
-        records.reserveCapacity(imported.count + journaled.count)
+        if !journaled.isEmpty { records.reserveCapacity(imported.count + journaled.count) }
         // The keys the records set, in the order they were set live (the cache evicts by it): the
         // refusals a record carries were kept before its request's mark. A refusal two appends in
         // flight both carried, or a snapshot and a record, is the same entry: it keeps its first place.
