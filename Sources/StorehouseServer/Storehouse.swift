@@ -126,8 +126,9 @@ public final class Storehouse: Sendable {
             // resident size.
             registry.context.memoryBudget.returnFreedMemory()
             // The clocks of sessions that are gone leave the file (it holds one line per session).
-            if let clocks = registry.context.expiryClocks, !clocks.recorded.isEmpty {
-                clocks.rewrite(clocks.recorded.filter { registry.exists($0.key) }.map { ($0.key, $0.value) })
+            if let clocks = registry.context.expiryClocks {
+                let recorded = clocks.takeRecordedAtStart()
+                if !recorded.isEmpty { clocks.rewrite(recorded.filter { registry.exists($0.key) }.map { ($0.key, $0.value) }) }
             }
             let total = (ContinuousClock.now - started) / .seconds(1)
             ServerLog.info("recovered \(report.sessions) sessions (\(report.hibernated) idle ones hibernated, not replayed), \(report.actions) actions in \(String(format: "%.3f", total)) s; \(report.failures) failed")

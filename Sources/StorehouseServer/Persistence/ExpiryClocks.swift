@@ -16,7 +16,7 @@ import Synchronization
 ///
 /// ```swift
 /// let clocks = ExpiryClocks(directory: "./data")   // reads what the file holds
-/// clocks.recorded["abc"]                            // the last request before the restart
+/// clocks.recorded("abc")                            // the last request before the restart
 /// clocks.append([("abc", now)])
 /// ```
 final class ExpiryClocks: Sendable {
@@ -25,14 +25,26 @@ final class ExpiryClocks: Sendable {
     static let compactAfterBytes = 4 << 20
 
     let path: String
-    /// What the file held when the server started: read by recovery, never changed.
-    let recorded: [String: Int64]
+    /// What the file held when the server started: read by recovery, then let go
+    /// (`takeRecordedAtStart`), so it costs no memory while the server runs.
+    private let atStart: Mutex<[String: Int64]>
     /// The open file (appends) and the bytes appended since it was last rewritten.
     private let file = Mutex<(fd: Int32, appended: Int)>((-1, 0))
 
     init(directory: String) {
         path = directory + "/" + Self.fileName
-        recorded = Self.load(path)
+        atStart = Mutex(Self.load(path))
+    }
+
+    /// The last request of session `id` the file held at start, until recovery is over.
+    func recorded(_ id: String) -> Int64? { atStart.withLock { $0[id] } }
+
+    /// What the file held at start, once: recovery is over, and the sessions hold their clocks.
+    func takeRecordedAtStart() -> [String: Int64] {
+        atStart.withLock { clocks in
+            defer { clocks = [:] }
+            return clocks
+        }
     }
 
     deinit {

@@ -103,7 +103,7 @@ enum Recovery {
         }
         let lifetime = SessionLifetime(ttlSeconds: meta.ttlSeconds, lastActivity: meta.createdAt)
         lifetime.touch(updatedAt)
-        if let recorded = context.expiryClocks?.recorded[meta.id] { lifetime.restore(recorded: recorded) }
+        if let recorded = context.expiryClocks?.recorded(meta.id) { lifetime.restore(recorded: recorded) }
         return SessionSummary(id: meta.id, kind: kind, tokenHash: meta.tokenHash, version: version, createdAt: meta.createdAt,
                               updatedAt: max(updatedAt, meta.createdAt), lifetime: lifetime, forkedFrom: meta.forkedFrom)
     }
@@ -221,7 +221,7 @@ enum Recovery {
         // The clock goes on from the last action or the last request before the restart, whichever
         // came later: both are on disk, and a restart never resets the clock.
         session.lifetime.touch(updatedAt)
-        if let recorded = context.expiryClocks?.recorded[meta.id] { session.lifetime.restore(recorded: recorded) }
+        if let recorded = context.expiryClocks?.recorded(meta.id) { session.lifetime.restore(recorded: recorded) }
         session.restore(changes: changes, baseVersion: version, baseState: base, keptAlong: keptAlong,
                         updatedAt: updatedAt, idempotency: idempotency, replayedEffects: replayedEffects)
         return session
