@@ -39,7 +39,11 @@ final class SessionLifetime: Sendable {
         let last = lastActivity.load(ordering: .relaxed)
         guard last > recorded.load(ordering: .relaxed) else { return nil }
         let known = max(recorded.load(ordering: .relaxed), durable())
-        guard last > known else { return nil }
+        guard last > known else {
+            // The last action is the clock, and on disk: nothing to ask until the clock moves again.
+            recorded.store(last, ordering: .relaxed)
+            return nil
+        }
         let every = min(Int64(ttlSeconds) * 100, 60_000)
         guard exact || now - last >= every || last - known >= every else { return nil }
         recorded.store(last, ordering: .relaxed)
