@@ -1,0 +1,83 @@
+extension EntityTable: JSONStreamDecodable where E: JSONStreamDecodable {
+    /// `init(json:path:)` straight from the bytes: each entity is read once into an array, and
+    /// when `allIds` lists them in that order with increasing dense ids (the way `writeJSON`
+    /// writes a table of counter ids) the tries are built bottom-up; otherwise the ids are checked
+    /// as `init(json:path:)` checks them. Inlinable, so the kind's module reads with code
+    /// specialized for its entity.
+    @inlinable
+    public init(reading r: inout JSONStreamReader) throws(StateDecodingError) {
+        try self.init(reading: &r) { (r) throws(StateDecodingError) -> E in try E(reading: &r) }
+    }
+}
+
+extension EntityTable {
+    /// `{"byId": {...}, "allIds": [...]}` read by `entity` for each `byId` member: accepts and
+    /// builds what `init(json:path:)` does, with one exception — of a `byId` member named twice
+    /// (RFC 8259 §4 leaves it undefined; the last one counts, as in `JSONReader`), each must be
+    /// an entity.
+    @inlinable
+    public init(reading r: inout JSONStreamReader, entity: (inout JSONStreamReader) throws(StateDecodingError) -> E) throws(StateDecodingError) {
+        var byId: [E]?
+        var allIds: [E.ID]?
+        try r.beginObject()
+        while let key = try r.nextKey() {
+            if key == "byId" {
+                var entities: [E] = []
+                try r.beginObject()
+                while let name = try r.nextKey() {
+                    let text = name.string
+                    // `init?(key:)` takes only the spelling `key` gives, so a name that is no
+                    // id's key is one `allIds` cannot list.
+                    guard let id = E.ID(key: text) else {
+                        throw StateDecodingError(path: "/byId/" + JSONPointer.escape(text), message: "not listed in allIds")
+                    }
+                    let e: E
+                    do { e = try entity(&r) } catch { throw error.under("/byId/" + JSONPointer.escape(text)) }
+                    guard e.id == id else {
+                        throw StateDecodingError(path: "/byId/" + JSONPointer.escape(text) + "/id", message: "does not match its key")
+                    }
+                    entities.append(e)
+                }
+                byId = entities
+            } else if key == "allIds" {
+                var ids: [E.ID] = []
+                try r.beginArray()
+                while try r.nextElement() {
+                    let value: JSONValue
+                    do { value = try r.readValue() } catch { throw error.under("/allIds/\(ids.count)") }
+                    ids.append(try JSONValue.decode(E.ID.self, from: value) { "/allIds/\(ids.count)" })
+                }
+                allIds = ids
+            } else {
+                try r.skipValue()
+            }
+        }
+        guard let byId else { throw StateDecodingError(path: "/byId", message: "missing") }
+        guard let allIds else { throw StateDecodingError(path: "/allIds", message: "missing") }
+        self.init()
+        if byId.count == allIds.count, byId.indices.allSatisfy({ byId[$0].id == allIds[$0] }), let rows = EntityRows<E>.build(byId) {
+            // Strictly increasing ids: none repeats, and `allIds` names each member once.
+            var order = SlotTrie<E.ID>.Builder()
+            for (slot, id) in allIds.enumerated() { _ = order.append(slot, id) }
+            self.rows = rows
+            self.order = order.build()
+            slotCount = allIds.count
+            return
+        }
+        var members: [E.ID: E] = [:]
+        members.reserveCapacity(byId.count)
+        for e in byId { members[e.id] = e }
+        var entities: [E] = []
+        entities.reserveCapacity(allIds.count)
+        var seen = Set<E.ID>()
+        for (i, id) in allIds.enumerated() {
+            guard seen.insert(id).inserted else { throw StateDecodingError(path: "/allIds/\(i)", message: "duplicate id") }
+            guard let e = members[id] else { throw StateDecodingError(path: "/allIds/\(i)", message: "no such member in byId") }
+            entities.append(e)
+        }
+        if members.count != allIds.count, let extra = members.keys.map(\.key).sorted().first(where: { E.ID(key: $0).map { !seen.contains($0) } ?? true }) {
+            throw StateDecodingError(path: "/byId/" + JSONPointer.escape(extra), message: "not listed in allIds")
+        }
+        self.init(entities)
+    }
+}
