@@ -2,7 +2,7 @@ import Foundation
 import StoreCore
 import StoreKinds
 
-/// `storehouse-bench bigstore [--server PATH] [--tasks N] [--batch N] [--in-memory] [--decode]`: one big
+/// `storehouse-bench bigstore [--server PATH] [--tasks N] [--batch N] [--in-memory] [--decode] [--recovery-only]`: one big
 /// `tasks` session over HTTP against a `storehouse` server this starts on a free loopback port
 /// (default `.build/release/storehouse`, default flags but `--fsync never`, in a temporary data
 /// directory). Prints RESULT lines:
@@ -17,7 +17,8 @@ import StoreKinds
 ///   `--in-memory`);
 /// - snapshot: then a second session's POST latencies while the big one takes batches of toggles
 ///   that make it write a snapshot;
-/// - `--decode`: only the encoding, parsing and decoding of a state of N tasks, in this process.
+/// - `--decode`: only the encoding, parsing and decoding of a state of N tasks, in this process;
+/// - `--recovery-only [--baseline PATH] [--runs N]`: the fill, then only restarts (see `benchRecoveries`).
 func runBigStoreBench(_ arguments: [String]) {
     func value(_ flag: String) -> String? {
         arguments.firstIndex(of: flag).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
@@ -58,6 +59,12 @@ func runBigStoreBench(_ arguments: [String]) {
     let earlyMean = early.reduce(0, +) / Double(max(1, early.count)), lateMean = late.reduce(0, +) / Double(max(1, late.count))
     print(String(format: "RESULT fill tasks=%d seconds=%.1f per_action_us_at_10k=%.1f per_action_us_at_end=%.1f ratio=%.2f",
                  tasks, Double(benchNow() - fillStart) / 1e9, earlyMean, lateMean, lateMean / earlyMean))
+
+    if arguments.contains("--recovery-only") {
+        server.stop()
+        return benchRecoveries(tasks: tasks, big: big, directory: directory, binaries: [binary] + (value("--baseline").map { [$0] } ?? []),
+                               runs: value("--runs").flatMap(Int.init) ?? 3)
+    }
 
     // Toggles, taking turns.
     var bigLatencies: [Int64] = [], smallLatencies: [Int64] = []
@@ -133,6 +140,31 @@ func runBigStoreBench(_ arguments: [String]) {
     }
     print(String(format: "RESULT snapshot_neighbour posts=%d p50_us=%.0f p99_us=%.0f max_us=%.0f", during.count,
                  percentile(during, 0.5), percentile(during, 0.99), percentile(during, 1)))
+}
+
+/// `--recovery-only`: restarts on the filled directory `runs` times, by each binary in turn (the
+/// server, then `--baseline` when given: the same journal read by two builds, interleaved), and
+/// prints each restart's seconds to ready and their median per binary.
+private func benchRecoveries(tasks: Int, big: BenchClient.SessionRef, directory: String, binaries: [String], runs: Int) {
+    var seconds: [[Double]] = Array(repeating: [], count: binaries.count)
+    for run in 1...max(1, runs) {
+        for (b, binary) in binaries.enumerated() {
+            let restart = benchNow()
+            var server = BenchServer(binary: binary, directory: directory)
+            let elapsed = Double(benchNow() - restart) / 1e9
+            var client = BenchClient(port: server.port)
+            let (status, body) = client.request("GET", "/sessions/\(big.id)/state?path=/tasks/byId/\(tasks)", token: big.token)
+            server.stop()
+            if status != 200 { benchFail("after recovery by \(binary), task \(tasks) answered \(status): \(String(decoding: body.prefix(200), as: UTF8.self))") }
+            seconds[b].append(elapsed)
+            print("recovery run=\(run) server=\(binary) seconds_to_ready=" + String(format: "%.2f", elapsed))
+        }
+    }
+    for (b, binary) in binaries.enumerated() {
+        let sorted = seconds[b].sorted()
+        print("RESULT recovery tasks=\(tasks) server=\(binary) " + String(format: "median_s=%.2f min_s=%.2f max_s=%.2f runs=%d",
+                                                                             sorted[sorted.count / 2], sorted[0], sorted[sorted.count - 1], sorted.count))
+    }
 }
 
 /// `--decode`: where recovery's time goes for one big state, in this process (thread CPU time:

@@ -218,9 +218,21 @@ public struct JSONStreamReader {
         do { return try parser.parseValue(depth: depth) } catch { throw Self.error(error) }
     }
 
-    /// Reads past the next value, checking it as `JSONReader` would.
+    /// Reads past the next value, checking it as `JSONReader` would, without building it (a plain
+    /// ASCII string or an integer allocates nothing).
     public mutating func skipValue() throws(StateDecodingError) {
-        _ = try readValue()
+        switch peek() {
+        case UInt8(ascii: "{"):
+            try beginObject()
+            while try nextKey() != nil { try skipValue() }
+        case UInt8(ascii: "["):
+            try beginArray()
+            while try nextElement() { try skipValue() }
+        case UInt8(ascii: "\""):
+            _ = try readKey()  // the same checks as a string value; a plain one is not copied
+        default:
+            _ = try readValue()
+        }
     }
 }
 
