@@ -17,28 +17,35 @@ extension EntityTable {
     /// an entity.
     @inlinable
     public init(reading r: inout JSONStreamReader, entity: (inout JSONStreamReader) throws(StateDecodingError) -> E) throws(StateDecodingError) {
-        var byId: [E]?
+        // `byId` goes straight into the rows while its ids come in increasing dense order (how
+        // `writeJSON` writes a table of counter ids); from the first that does not, into a list.
+        var built: EntityRows<E>.Builder?
+        var listed: [E]?
+        var byIdOrder: [E.ID] = []
         var allIds: [E.ID]?
         try r.beginObject()
         while let key = try r.nextKey() {
             if key == "byId" {
-                var entities: [E] = []
+                var builder = EntityRows<E>.Builder()
+                var list: [E]?
+                byIdOrder = []
                 try r.beginObject()
                 while let name = try r.nextKey() {
-                    let text = name.string
-                    // `init?(key:)` takes only the spelling `key` gives, so a name that is no
-                    // id's key is one `allIds` cannot list.
-                    guard let id = E.ID(key: text) else {
-                        throw StateDecodingError(path: "/byId/" + JSONPointer.escape(text), message: "not listed in allIds")
-                    }
+                    let id = try Self.id(named: name)
                     let e: E
-                    do { e = try entity(&r) } catch { throw error.under("/byId/" + JSONPointer.escape(text)) }
+                    do { e = try entity(&r) } catch { throw error.under("/byId/" + JSONPointer.escape(name.string)) }
                     guard e.id == id else {
-                        throw StateDecodingError(path: "/byId/" + JSONPointer.escape(text) + "/id", message: "does not match its key")
+                        throw StateDecodingError(path: "/byId/" + JSONPointer.escape(name.string) + "/id", message: "does not match its key")
                     }
-                    entities.append(e)
+                    byIdOrder.append(id)
+                    if list == nil {
+                        if builder.append(e) { continue }
+                        list = builder.entities()
+                    }
+                    list?.append(e)
                 }
-                byId = entities
+                built = builder
+                listed = list
             } else if key == "allIds" {
                 var ids: [E.ID] = []
                 try r.beginArray()
@@ -52,18 +59,19 @@ extension EntityTable {
                 try r.skipValue()
             }
         }
-        guard let byId else { throw StateDecodingError(path: "/byId", message: "missing") }
+        guard let built else { throw StateDecodingError(path: "/byId", message: "missing") }
         guard let allIds else { throw StateDecodingError(path: "/allIds", message: "missing") }
         self.init()
-        if byId.count == allIds.count, byId.indices.allSatisfy({ byId[$0].id == allIds[$0] }), let rows = EntityRows<E>.build(byId) {
+        if listed == nil, byIdOrder == allIds {
             // Strictly increasing ids: none repeats, and `allIds` names each member once.
             var order = SlotTrie<E.ID>.Builder()
             for (slot, id) in allIds.enumerated() { _ = order.append(slot, id) }
-            self.rows = rows
+            rows = built.build()
             self.order = order.build()
             slotCount = allIds.count
             return
         }
+        let byId = listed ?? built.entities()
         var members: [E.ID: E] = [:]
         members.reserveCapacity(byId.count)
         for e in byId { members[e.id] = e }
@@ -79,5 +87,18 @@ extension EntityTable {
             throw StateDecodingError(path: "/byId/" + JSONPointer.escape(extra), message: "not listed in allIds")
         }
         self.init(entities)
+    }
+}
+
+extension EntityTable {
+    /// The id a `byId` member name spells. `init?(key:)` takes only the spelling `key` gives, so a
+    /// name that is no id's key is one `allIds` cannot list.
+    @inlinable
+    static func id(named name: JSONKey) throws(StateDecodingError) -> E.ID {
+        // An `Int` id straight from the name's bytes: no string made and printed back.
+        if E.ID.self == Int.self, let value = name.canonicalInt, let id = value as? E.ID { return id }
+        let text = name.string
+        guard let id = E.ID(key: text) else { throw StateDecodingError(path: "/byId/" + JSONPointer.escape(text), message: "not listed in allIds") }
+        return id
     }
 }

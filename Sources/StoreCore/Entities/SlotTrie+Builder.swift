@@ -32,6 +32,13 @@ extension SlotTrie {
             return true
         }
 
+        /// Calls `body` with every element added so far, in index order.
+        @inlinable
+        func forEach(_ body: (Element) -> Void) {
+            for (_, node) in nodes { SlotTrie.visit(node, height: 0, body) }
+            if leafIndex >= 0 { SlotTrie.visit(leaf, height: 0, body) }
+        }
+
         @inlinable
         consuming func build() -> SlotTrie {
             var trie = SlotTrie()
