@@ -144,7 +144,7 @@ func runBigStoreBench(_ arguments: [String]) {
 
 /// `--recovery-only`: restarts on the filled directory `runs` times, by each binary in turn (the
 /// server, then `--baseline` when given: the same journal read by two builds, interleaved), and
-/// prints each restart's seconds to ready and their median per binary.
+/// prints each restart's seconds to ready (and the server's peak RSS then) and their median per binary.
 private func benchRecoveries(tasks: Int, big: BenchClient.SessionRef, directory: String, binaries: [String], runs: Int) {
     var seconds: [[Double]] = Array(repeating: [], count: binaries.count)
     for run in 1...max(1, runs) {
@@ -152,12 +152,13 @@ private func benchRecoveries(tasks: Int, big: BenchClient.SessionRef, directory:
             let restart = benchNow()
             var server = BenchServer(binary: binary, directory: directory)
             let elapsed = Double(benchNow() - restart) / 1e9
+            let peak = benchPeakRSSKiB(of: String(server.process.processIdentifier))
             var client = BenchClient(port: server.port)
             let (status, body) = client.request("GET", "/sessions/\(big.id)/state?path=/tasks/byId/\(tasks)", token: big.token)
             server.stop()
             if status != 200 { benchFail("after recovery by \(binary), task \(tasks) answered \(status): \(String(decoding: body.prefix(200), as: UTF8.self))") }
             seconds[b].append(elapsed)
-            print("recovery run=\(run) server=\(binary) seconds_to_ready=" + String(format: "%.2f", elapsed))
+            print("recovery run=\(run) server=\(binary) seconds_to_ready=" + String(format: "%.2f peak_rss_mib=%.0f", elapsed, Double(peak) / 1024))
         }
     }
     for (b, binary) in binaries.enumerated() {
@@ -211,9 +212,15 @@ func benchFail(_ message: String) -> Never {
 /// This process's resident set, in KiB.
 func benchSelfRSSKiB() -> Int { benchRSSKiB(of: "self") }
 
-func benchRSSKiB(of pid: String) -> Int {
+/// The peak resident set of a process so far (`VmHWM`), in KiB.
+func benchPeakRSSKiB(of pid: String) -> Int { benchStatusKiB(of: pid, "VmHWM:") }
+
+func benchRSSKiB(of pid: String) -> Int { benchStatusKiB(of: pid, "VmRSS:") }
+
+/// A KiB figure of `/proc/PID/status`.
+private func benchStatusKiB(of pid: String, _ field: String) -> Int {
     guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }) else { return 0 }
     return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
 }
 

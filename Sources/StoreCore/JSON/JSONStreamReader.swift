@@ -251,7 +251,9 @@ public struct JSONKey {
     public static func == (key: JSONKey, name: StaticString) -> Bool {
         let expected = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
         if let text = key.text { return text.utf8.elementsEqual(expected) }
-        return key.raw.elementsEqual(expected)
+        guard key.raw.count == expected.count else { return false }
+        for i in 0..<expected.count where key.raw[i] != expected[i] { return false }
+        return true
     }
 
     /// The decimal integer the name spells in canonical form ("3", "-3"; not "03", "+3" or "3.0"),
