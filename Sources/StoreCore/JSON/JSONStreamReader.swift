@@ -90,24 +90,9 @@ public struct JSONStreamReader {
     /// The next member's name (the reader then stands at its value, which the caller must read or
     /// skip), or nil after the object's `}`.
     public mutating func nextKey() throws(StateDecodingError) -> JSONKey? {
+        guard try next(closing: UInt8(ascii: "}"), "an object") else { return nil }
         parser.skipWhitespace()
-        guard parser.index < parser.bytes.count else { throw error("unexpected end of input in an object") }
-        var c = parser.bytes[parser.index]
-        if c == UInt8(ascii: "}") {
-            parser.index += 1
-            depth -= 1
-            atFirst = false
-            return nil
-        }
-        if atFirst {
-            atFirst = false
-        } else {
-            guard c == UInt8(ascii: ",") else { throw error("expected ',' or '}' in an object") }
-            parser.index += 1
-            parser.skipWhitespace()
-            guard parser.index < parser.bytes.count else { throw error("unexpected end of input in an object") }
-            c = parser.bytes[parser.index]
-        }
+        let c: UInt8 = parser.index < parser.bytes.count ? parser.bytes[parser.index] : 0
         guard c == UInt8(ascii: "\"") else { throw error("expected a string key") }
         let key = try readKey()
         parser.skipWhitespace()
@@ -149,10 +134,16 @@ public struct JSONStreamReader {
     /// True when another element follows (the reader stands at it, and the caller must read or
     /// skip it); false after the array's `]`.
     public mutating func nextElement() throws(StateDecodingError) -> Bool {
+        try next(closing: UInt8(ascii: "]"), "an array")
+    }
+
+    /// Past the comma before the next member or element (none before the first): true when one
+    /// follows, false after the container's closing bracket.
+    mutating func next(closing: UInt8, _ container: String) throws(StateDecodingError) -> Bool {
         parser.skipWhitespace()
-        guard parser.index < parser.bytes.count else { throw error("unexpected end of input in an array") }
+        guard parser.index < parser.bytes.count else { throw error("unexpected end of input in \(container)") }
         let c = parser.bytes[parser.index]
-        if c == UInt8(ascii: "]") {
+        if c == closing {
             parser.index += 1
             depth -= 1
             atFirst = false
@@ -162,7 +153,7 @@ public struct JSONStreamReader {
             atFirst = false
             return true
         }
-        guard c == UInt8(ascii: ",") else { throw error("expected ',' or ']' in an array") }
+        guard c == UInt8(ascii: ",") else { throw error("expected ',' or '\(Character(UnicodeScalar(closing)))' in \(container)") }
         parser.index += 1
         return true
     }
