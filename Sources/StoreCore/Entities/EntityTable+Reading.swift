@@ -15,6 +15,10 @@ extension EntityTable {
     /// builds what `init(json:path:)` does, with one exception — of a `byId` member named twice
     /// (RFC 8259 §4 leaves it undefined; the last one counts, as in `JSONReader`), each must be
     /// an entity.
+    ///
+    ///     let table = try JSONStreamReader.read(bytes) { (r) throws(StateDecodingError) in
+    ///         try EntityTable<Row>(reading: &r) { (r) throws(StateDecodingError) in try Row(json: r.readValue(), path: "") }
+    ///     }
     @inlinable
     public init(reading r: inout JSONStreamReader, entity: (inout JSONStreamReader) throws(StateDecodingError) -> E) throws(StateDecodingError) {
         // `byId` goes straight into the rows while its ids come in increasing dense order (how

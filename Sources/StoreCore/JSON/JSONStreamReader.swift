@@ -45,7 +45,7 @@ public struct JSONStreamReader {
     }
 
     static func error(_ e: JSONParseError) -> StateDecodingError {
-        StateDecodingError(path: e.path.isEmpty ? "" : e.path, message: "\(e.message) at byte \(e.offset)")
+        StateDecodingError(path: e.path, message: "\(e.message) at byte \(e.offset)")
     }
 
     /// "expected an object, got a string at byte 12": what the next value is, by its first byte.
@@ -228,6 +228,10 @@ public struct JSONStreamReader {
 }
 
 /// A member name as `JSONStreamReader.nextKey()` read it: valid only while the reader's bytes are.
+///
+///     while let key = try r.nextKey() {
+///         if key == "id" { id = try r.readInt() } else { extra[key.string] = try r.readValue() }
+///     }
 public struct JSONKey {
     /// The name's bytes in the document, when they need no decoding (plain ASCII, no escape).
     @usableFromInline let raw: UnsafeBufferPointer<UInt8>
