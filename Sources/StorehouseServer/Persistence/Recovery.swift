@@ -136,7 +136,6 @@ enum Recovery {
     static func rebuild(meta: SnapshotCoding.Meta, snapshot: (version: Int, bytes: [UInt8])?, records journaled: [(version: Int, bytes: [UInt8])],
                         context: SessionContext) throws -> Session {
         guard let kind = context.kinds.kind(named: meta.kind) else { throw RecoveryError(description: "unknown kind \(meta.kind)") }
-        let state: JSONValue? = meta.state
         var snapshotState: SharedState?
         var version = 0
         var updatedAt = meta.createdAt
@@ -163,7 +162,7 @@ enum Recovery {
         if let snapshotState {
             store = try kind.makeStore(shared: snapshotState, version: version, environment: context.effectEnvironment)
         } else {
-            store = try kind.makeStore(state: state, version: version, environment: context.effectEnvironment)
+            store = try kind.makeStore(state: meta.state, version: version, environment: context.effectEnvironment)
         }
         // The state replay starts from, kept as it is (O(1)) before the records change the store.
         let base = store.sharedState()
