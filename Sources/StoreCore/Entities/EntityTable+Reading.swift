@@ -1,9 +1,9 @@
 extension EntityTable: JSONStreamDecodable where E: JSONStreamDecodable {
-    /// `init(json:path:)` straight from the bytes: each entity is read once into an array, and
-    /// when `allIds` lists them in that order with increasing dense ids (the way `writeJSON`
-    /// writes a table of counter ids) the tries are built bottom-up; otherwise the ids are checked
-    /// as `init(json:path:)` checks them. Inlinable, so the kind's module reads with code
-    /// specialized for its entity.
+    /// `init(json:path:)` straight from the bytes: each entity is read once, and while `byId`
+    /// comes with increasing dense ids that `allIds` lists in the same order (the way `writeJSON`
+    /// writes a table of counter ids) it moves straight into tries built bottom-up; otherwise the
+    /// ids are checked as `init(json:path:)` checks them. Inlinable, so the kind's module reads
+    /// with code specialized for its entity.
     @inlinable
     public init(reading r: inout JSONStreamReader) throws(StateDecodingError) {
         try self.init(reading: &r) { (r) throws(StateDecodingError) -> E in try E(reading: &r) }
