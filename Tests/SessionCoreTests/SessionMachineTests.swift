@@ -96,9 +96,9 @@ final class SessionMachineTests: XCTestCase {
             $0.durable = 1
             $0.keys["k"] = .init(durable: true)
         }
-        machine.send(.submit(3, key: ("k", [1]), head: 1, now: 5), [.reply(3, .replay(key: "k"))])
+        machine.send(.submit(3, key: ("k", [1]), head: 1, now: 5), [.reply(3, .replay)])
         XCTAssertEqual(machine.machine.ledger.entries["k"]?.response, Array("first".utf8), "the answer the host replays")
-        machine.send(.submit(4, key: ("k", [2]), head: 1, now: 5), [.reply(4, .keyReused("k"))])
+        machine.send(.submit(4, key: ("k", [2]), head: 1, now: 5), [.reply(4, .keyReused)])
         // Past its lifetime the key is new again.
         machine.send(.submit(5, key: ("k", [2]), head: 1, now: 24 * 3_600_000), [.proceed(5)])
     }
@@ -112,7 +112,7 @@ final class SessionMachineTests: XCTestCase {
         ledger.insert("k", recovered)
         let machine = TestMachine(version: 4, ledger: ledger)
         machine.send(.recovered(version: 4), [])
-        machine.send(.submit(1, key: ("k", [9]), head: 4, now: 1), [.reply(1, .replay(key: "k"))])
+        machine.send(.submit(1, key: ("k", [9]), head: 4, now: 1), [.reply(1, .replay)])
         XCTAssertEqual(machine.machine.ledger.entries["k"], recovered, "without its answer: the host renders it from history")
     }
 

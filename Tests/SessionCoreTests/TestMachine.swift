@@ -47,9 +47,9 @@ final class TestMachine {
 
     func send(_ event: Machine.Event, _ commands: [Machine.Command], file: StaticString = #filePath, line: UInt = #line,
               _ update: (inout State) -> Void = { _ in }) {
-        var emitted: [Machine.Command] = []
-        machine.send(event) { emitted.append($0) }
-        XCTAssertEqual(emitted, commands, "commands", file: file, line: line)
+        var emitted = SessionCommands<String>()
+        machine.send(event, into: &emitted)
+        XCTAssertEqual(emitted.list, commands, "commands", file: file, line: line)
         update(&expected)
         XCTAssertEqual(Self.state(of: machine), expected, "state", file: file, line: line)
     }

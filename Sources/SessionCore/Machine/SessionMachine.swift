@@ -11,15 +11,16 @@ public typealias RequestID = UInt64
 /// the store, the history and the subscribers; it feeds each event in under the session's one lock
 /// and runs the commands in the order given, those that touch no session state after unlocking.
 ///
-/// `Answer` is a first answer as the ledger keeps it; `Read` a parked read as the host runs it.
+/// `Answer` is a first answer as the ledger keeps it; `Read` names a parked read (the server's
+/// hosts use a request id and keep what answers it).
 ///
 /// ```swift
-/// var machine = SessionMachine<[UInt8], String>(version: 0)
-/// var commands: [SessionMachine<[UInt8], String>.Command] = []
-/// machine.send(.submit(1, key: nil, head: 0, now: 0)) { commands.append($0) }  // .proceed(1)
-/// machine.send(.applied(1, versions: 1...1, key: nil, inline: false)) { commands.append($0) }
+/// var machine = SessionMachine<[UInt8], RequestID>(version: 0)
+/// var commands = SessionCommands<RequestID>()
+/// machine.send(.submit(1, key: nil, head: 0, now: 0), into: &commands)  // .proceed(1)
+/// machine.send(.applied(1, versions: 1...1, key: nil, inline: false), into: &commands)
 /// // .append(1, epoch: 0): the host hands version 1 to the journal
-/// machine.send(.appendAnswered(1, versions: 1...1, key: nil, epoch: 0, durable: true, head: 1)) { commands.append($0) }
+/// machine.send(.appendAnswered(1, versions: 1...1, key: nil, epoch: 0, durable: true, head: 1), into: &commands)
 /// // .madeDurable(1, through: 1), .reply(1, .answer), .startEffects(1)
 /// ```
 public struct SessionMachine<Answer: LedgerAnswer, Read> {
@@ -54,78 +55,38 @@ public struct SessionMachine<Answer: LedgerAnswer, Read> {
         case recovered(version: Int)
     }
 
-    public enum Command {
-        /// Apply the request's actions to the store (then send `.applied`).
-        case proceed(RequestID)
-        /// Hand the request's records to the journal; its answer comes back with `epoch`.
-        case append(RequestID, epoch: Int)
-        /// The request's versions through `through` are durable now: publish them, count them.
-        case madeDurable(RequestID, through: Int)
-        /// Answer a request.
-        case reply(RequestID, Outcome)
-        /// Start the effects the request's actions asked for.
-        case startEffects(RequestID)
-        /// The journal refused an append: rebuild the head at `to`, the durable version; what came after is gone.
-        case rollBack(to: Int)
-        /// Answer a parked read: the version it shows is durable.
-        case answerRead(Read)
-        /// Read again: its version was rolled back, the session deleted, or the head is stuck.
-        case readAgain(Read)
-        /// Answer a read with a refusal instead: the session is gone, the head stuck, or the read
-        /// waited past the deadline.
-        case refuseRead(Read, Outcome)
-    }
+    public typealias Command = SessionCommand<Read>
+    public typealias Outcome = SessionOutcome
 
-    /// What a request is answered, as a domain value; the routes make it an HTTP response.
-    public enum Outcome {
-        /// The request's own answer (the host built it when it applied the actions).
-        case answer
-        /// The first answer of `RequestID`, still in flight when this repeat came, replayed.
-        case replayOf(RequestID)
-        /// The first answer kept in the ledger under this Idempotency-Key, replayed (rendered from
-        /// history when it was let go). A key, not the entry: commands stay a few words long, and
-        /// every POST copies them.
-        case replay(key: String)
-        /// The Idempotency-Key was first used with another body.
-        case keyReused(String)
-        /// The journal refused the actions (or one before them); nothing changed.
-        case journalUnavailable
-        /// The head is ahead of the journal with nothing in flight to make it durable.
-        case headStuck
-        /// A read waited past the deadline for its version to be durable (the disk is slow).
-        case notDurableInTime
-        case notFound
-    }
-
-    /// Feeds one event in; the commands it owes go to `emit`, in the order to run them (a
-    /// closure, not an array: the commands of a POST cost no allocation).
-    public mutating func send(_ event: Event, _ emit: (Command) -> Void) {
-        switch event {
+    /// Feeds one event in; the commands it owes go to `sink`, in the order to run them. The event
+    /// is consumed, not copied.
+    public mutating func send<Sink: SessionCommandSink>(_ event: consuming Event, into sink: inout Sink) where Sink.Read == Read {
+        switch consume event {
         case .submit(let request, let key, let head, let now):
-            submit(request, key: key, head: head, now: now, emit)
+            submit(request, key: key, head: head, now: now, &sink)
         case .applied(let request, let versions, let key, let inline):
-            guard inline else { return emit(.append(request, epoch: durability.appendStarted())) }
-            becameDurable(request, versions, key: key, emit)
+            guard inline else { return sink.emit(.append(request, epoch: durability.appendStarted())) }
+            becameDurable(request, versions, key: key, &sink)
         case .appendAnswered(let request, let versions, let key, let epoch, let durable, let head):
-            appendAnswered(request, versions, key: key, epoch: epoch, durable: durable, head: head, emit)
+            appendAnswered(request, versions, key: key, epoch: epoch, durable: durable, head: head, &sink)
         case .read(let read, let version, let head, let at):
             if deleted {
-                emit(.refuseRead(read, .notFound))
+                sink.emit(.refuseRead(read, .notFound))
             } else if version <= durability.durableVersion {
-                emit(.answerRead(read))
+                sink.emit(.answerRead(read))
             } else if durability.isStuck(head: head) {
-                emit(.refuseRead(read, .headStuck))
+                sink.emit(.refuseRead(read, .headStuck))
             } else {
                 parked.park(read, version: version, at: at)
             }
         case .tick(let now, let deadline):
-            for read in parked.expire(now: now, deadline: deadline) { emit(.refuseRead(read, .notDurableInTime)) }
+            for read in parked.expire(now: now, deadline: deadline) { sink.emit(.refuseRead(read, .notDurableInTime)) }
         case .delete:
             deleted = true
-            for read in parked.takeAll() { emit(.readAgain(read)) }
+            for read in parked.takeAll() { sink.emit(.readAgain(read)) }
             // Repeats waiting on a request in flight: that request gets 404 from its completion,
             // and nothing else would answer them.
-            for waiter in ledger.takeAllWaiters() { emit(.reply(waiter, .notFound)) }
+            for waiter in ledger.takeAllWaiters() { sink.emit(.reply(waiter, .notFound)) }
         case .recovered(let version):
             durability.reset(to: version)
         }
@@ -141,57 +102,57 @@ public struct SessionMachine<Answer: LedgerAnswer, Read> {
     /// A refusal decided on the head, answered once it is durable, waits in the parked reads.
     public mutating func park(_ read: Read, version: Int) { parked.park(read, version: version, at: nil) }
 
-    private mutating func submit(_ request: RequestID, key: (name: String, bodyHash: [UInt8])?, head: Int, now: Int64,
-                                                           _ emit: (Command) -> Void) {
-        guard !deleted else { return emit(.reply(request, .notFound)) }
-        guard !durability.isStuck(head: head) else { return emit(.reply(request, .headStuck)) }
-        guard let key, let entry = ledger.lookup(key.name, now: now) else { return emit(.proceed(request)) }
-        guard constantTimeEqual(entry.bodyHash, key.bodyHash) else { return emit(.reply(request, .keyReused(key.name))) }
+    private mutating func submit<Sink: SessionCommandSink>(_ request: RequestID, key: (name: String, bodyHash: [UInt8])?, head: Int, now: Int64,
+                                                           _ sink: inout Sink) where Sink.Read == Read {
+        guard !deleted else { return sink.emit(.reply(request, .notFound)) }
+        guard !durability.isStuck(head: head) else { return sink.emit(.reply(request, .headStuck)) }
+        guard let key, let entry = ledger.lookup(key.name, now: now) else { return sink.emit(.proceed(request)) }
+        guard constantTimeEqual(entry.bodyHash, key.bodyHash) else { return sink.emit(.reply(request, .keyReused)) }
         guard entry.durable else {
             // Answered with the first request's answer once it is durable (or refused with it).
             return ledger.update(key.name) { $0.waiters.append(request) }
         }
-        emit(.reply(request, .replay(key: key.name)))
+        sink.emit(.reply(request, .replay))
     }
 
-    private mutating func appendAnswered(_ request: RequestID, _ versions: ClosedRange<Int>, key: String?, epoch: Int,
-                                                                   durable: Bool, head: Int, _ emit: (Command) -> Void)
+    private mutating func appendAnswered<Sink: SessionCommandSink>(_ request: RequestID, _ versions: ClosedRange<Int>, key: String?, epoch: Int,
+                                                                   durable: Bool, head: Int, _ sink: inout Sink) where Sink.Read == Read
         {
         let current = durability.appendAnswered(epoch: epoch)
-        guard !deleted else { return emit(.reply(request, .notFound)) }
+        guard !deleted else { return sink.emit(.reply(request, .notFound)) }
         guard current else {
             // An earlier append failed and the head was rebuilt without this one. If it could not
             // be rebuilt, the last of these leaves a head nothing can make durable: the reads
             // parked on it read again (and are answered that).
-            if durability.isStuck(head: head) { for read in parked.takeAll() { emit(.readAgain(read)) } }
-            return emit(.reply(request, .journalUnavailable))
+            if durability.isStuck(head: head) { for read in parked.takeAll() { sink.emit(.readAgain(read)) } }
+            return sink.emit(.reply(request, .journalUnavailable))
         }
         guard durable else {
             // Everything after the last durable version goes: this append and any queued behind it.
             let to = durability.durableVersion
-            emit(.rollBack(to: to))
+            sink.emit(.rollBack(to: to))
             let waiters = ledger.drop(after: to)
-            for read in parked.takeAll() { emit(.readAgain(read)) }
+            for read in parked.takeAll() { sink.emit(.readAgain(read)) }
             durability.rolledBack(to: to)
-            emit(.reply(request, .journalUnavailable))
-            for waiter in waiters { emit(.reply(waiter, .journalUnavailable)) }
+            sink.emit(.reply(request, .journalUnavailable))
+            for waiter in waiters { sink.emit(.reply(waiter, .journalUnavailable)) }
             return
         }
-        becameDurable(request, versions, key: key, emit)
-        for read in parked.takeDurable(through: durability.durableVersion) { emit(.answerRead(read)) }
+        becameDurable(request, versions, key: key, &sink)
+        for read in parked.takeDurable(through: durability.durableVersion) { sink.emit(.answerRead(read)) }
     }
 
-    private mutating func becameDurable(_ request: RequestID, _ versions: ClosedRange<Int>, key: String?,
-                                 _ emit: (Command) -> Void) {
+    private mutating func becameDurable<Sink: SessionCommandSink>(_ request: RequestID, _ versions: ClosedRange<Int>, key: String?,
+                                 _ sink: inout Sink) where Sink.Read == Read {
         // Fresh versions, always newer than the durable one (a rollback takes the head back to it).
-        if durability.madeDurable(through: versions.upperBound) { emit(.madeDurable(request, through: versions.upperBound)) }
-        emit(.reply(request, .answer))
+        if durability.madeDurable(through: versions.upperBound) { sink.emit(.madeDurable(request, through: versions.upperBound)) }
+        sink.emit(.reply(request, .answer))
         if let key, let entry = ledger.entries[key] {
             ledger.update(key) { $0.durable = true; $0.waiters = [] }
             // The request's own answer is the first answer, even if the ledger already let go of it.
-            for waiter in entry.waiters { emit(.reply(waiter, .replayOf(request))) }
+            for waiter in entry.waiters { sink.emit(.reply(waiter, .replayOf(request))) }
         }
-        emit(.startEffects(request))
+        sink.emit(.startEffects(request))
     }
 
     /// Compares two hashes in time that depends on their length only.
@@ -205,7 +166,3 @@ public struct SessionMachine<Answer: LedgerAnswer, Read> {
 
 extension SessionMachine: Sendable where Answer: Sendable, Read: Sendable {}
 extension SessionMachine.Event: Sendable where Answer: Sendable, Read: Sendable {}
-extension SessionMachine.Command: Sendable where Answer: Sendable, Read: Sendable {}
-extension SessionMachine.Outcome: Sendable where Answer: Sendable {}
-extension SessionMachine.Command: Equatable where Answer: Equatable, Read: Equatable {}
-extension SessionMachine.Outcome: Equatable where Answer: Equatable {}

@@ -210,9 +210,8 @@ extension Session {
             streamsEndingWhenSettled = []  // they end below, as deleted
             // Parked reads read again (and find the session gone); idempotent repeats waiting on a
             // request in flight are answered 404, as that request is from its completion.
-            var commands = feedLocked(.delete)
             var after = Afterwards()
-            runLocked(&commands, pending: nil, into: &after)
+            feedLocked(.delete, into: &after)
             let all = Array(subscribers.values)
             subscribers.removeAll()
             return (all, after)

@@ -74,7 +74,7 @@ extension Session {
             lock.unlock()
             return reply(refusal)
         }
-        machine.park(ParkedRead(answer: { [self] in
+        parkLocked(ParkedRead(answer: { [self] in
                                     let waiters = kept ? lock.withLock { refusalBecameDurableLocked(submission) } : []
                                     reply(refusal)
                                     let replay = Self.replayed(refusal)
@@ -142,12 +142,12 @@ extension Session {
         let request = requestIDLocked()
         // The machine decides what is not this request's to apply: a deleted session, a stuck
         // head, a repeated Idempotency-Key (answered, refused, or waiting on the first request).
-        var decided = feedLocked(.submit(request, key: submission.idempotency.map { ($0.key, $0.bodyHash) }, head: store.version, now: now))
-        let proceed = decided.contains { if case .proceed = $0 { true } else { false } }
         var after = Afterwards()
-        if !proceed { waitingRepeats[request] = reply }
-        runLocked(&decided, pending: nil, into: &after)
-        guard proceed else {
+        let decided = feedLocked(.submit(request, key: submission.idempotency.map { ($0.key, $0.bodyHash) }, head: store.version, now: now),
+                                 submitting: (request, reply), key: submission.idempotency?.key, into: &after)
+        guard decided.proceeds else {
+            // A repeat waiting on its first request: held by id until the machine's `.reply`.
+            if !decided.answeredSubmitted { waitingRepeats[request] = reply }
             lock.unlock()
             return after.run(self)
         }
@@ -225,11 +225,8 @@ extension Session {
                                     idempotencyKey: mark?.key, answer: answer, effects: effects,
                                     source: records[0].source, at: lastActionAt, reply: reply, carriedRefusals: carried.keys)
 
-        var applied = feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: inline))
-        var epoch = 0
-        for case .append(_, let appendEpoch) in applied { epoch = appendEpoch }
-        let appendEpoch = epoch
-        runLocked(&applied, pending: inline ? pending : nil, into: &after)
+        let appendEpoch = feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: inline),
+                                     pending: inline ? pending : nil, into: &after).epoch
         if inline {
             lock.unlock()
             return after.run(self)
@@ -291,10 +288,9 @@ extension Session {
         let durableBefore = durableVersion
         var succeeded = false
         if case .success = append.result { succeeded = true }
-        var commands = feedLocked(.appendAnswered(pending.request, versions: pending.first...pending.last, key: pending.idempotencyKey,
-                                                  epoch: append.epoch, durable: succeeded, head: store.version))
-        let rolledBack = commands.contains { if case .rollBack = $0 { true } else { false } }
-        runLocked(&commands, pending: pending, into: &after)
+        let rolledBack = feedLocked(.appendAnswered(pending.request, versions: pending.first...pending.last, key: pending.idempotencyKey,
+                                                    epoch: append.epoch, durable: succeeded, head: store.version),
+                                    pending: pending, into: &after).rolledBack
         if rolledBack, case .failure(let error) = append.result {
             after.add(.log("session \(id): journal refused versions \(pending.first)...\(pending.last): \(error); rolled back to \(durableBefore)"))
         }

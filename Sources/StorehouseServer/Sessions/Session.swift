@@ -40,11 +40,13 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// The request lifecycle: durable and published versions, appends in flight, the
     /// Idempotency-Keys and the reads waiting for a durable head (`SessionCore.SessionMachine`).
     /// Fed events under `lock`; its commands run in order, those that need no state after unlocking.
-    var machine: SessionMachine<HTTPResponse, ParkedRead> {
+    var machine: Machine {
         didSet { hasParkedReads.store(!machine.parked.isEmpty, ordering: .relaxed) }
     }
     /// Lent to each `feedLocked` and given back, so a request's commands cost no allocation.
-    var commandBuffer: [SessionMachine<HTTPResponse, ParkedRead>.Command] = []
+    var commandBuffer = SessionCommands<RequestID>()
+    /// The reads the machine holds parked, by the id it knows them by (`parkLocked`).
+    var parkedReads: [RequestID: ParkedRead] = [:]
     /// The next request id; ids name the requests the machine answers.
     var nextRequestID: RequestID = 0
     /// Idempotent repeats waiting on a request in flight, by request id: answered by the
