@@ -15,6 +15,7 @@ final class SessionMachineTests: XCTestCase {
                      [.madeDurable(1, through: 2), .reply(1, .answer), .startEffects(1)]) {
             $0.inFlight = 0
             $0.durable = 2
+            $0.published = 2
         }
     }
 
@@ -23,6 +24,7 @@ final class SessionMachineTests: XCTestCase {
         let machine = TestMachine()
         machine.send(.applied(7, versions: 1...1, key: nil, inline: true), [.madeDurable(7, through: 1), .reply(7, .answer), .startEffects(7)]) {
             $0.durable = 1
+            $0.published = 1
         }
     }
 
@@ -54,6 +56,7 @@ final class SessionMachineTests: XCTestCase {
                      [.madeDurable(4, through: 1), .reply(4, .answer), .startEffects(4)]) {
             $0.inFlight = 0
             $0.durable = 1
+            $0.published = 1
         }
     }
 
@@ -94,6 +97,7 @@ final class SessionMachineTests: XCTestCase {
                      [.madeDurable(1, through: 1), .reply(1, .answer), .reply(2, .replayOf(1)), .startEffects(1)]) {
             $0.inFlight = 0
             $0.durable = 1
+            $0.published = 1
             $0.keys["k"] = .init(durable: true)
         }
         machine.send(.submit(3, key: ("k", [1]), head: 1, now: 5), [.reply(3, .replay)])
@@ -130,6 +134,7 @@ final class SessionMachineTests: XCTestCase {
                      [.madeDurable(1, through: 1), .reply(1, .answer), .startEffects(1), .answerRead("r1")]) {
             $0.inFlight = 1
             $0.durable = 1
+            $0.published = 1
             $0.parked = 1
         }
         machine.send(.tick(now: start + .seconds(2), deadline: .seconds(1)), [.refuseRead("r2", .notDurableInTime)]) { $0.parked = 0 }
@@ -143,7 +148,7 @@ final class SessionMachineTests: XCTestCase {
         machine.send(.applied(1, versions: 1...1, key: "k", inline: false), [.append(1, epoch: 0)]) { $0.inFlight = 1 }
         machine.send(.submit(2, key: ("k", [1]), head: 1, now: 0), []) { $0.keys["k"]?.waiters = [2] }
         machine.send(.read("r", version: 1, head: 1, at: later), []) { $0.parked = 1 }
-        machine.send(.delete, [.readAgain("r"), .reply(2, .notFound)]) {
+        machine.send(.delete(now: 0), [.readAgain("r"), .reply(2, .notFound)]) {
             $0.deleted = true
             $0.parked = 0
             $0.keys["k"]?.waiters = []

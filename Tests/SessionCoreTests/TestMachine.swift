@@ -23,6 +23,9 @@ final class TestMachine {
         var deleted = false
         /// Each Idempotency-Key: whether it is durable, and the repeats waiting on it.
         var keys: [String: Key] = [:]
+        /// The event streams, in order, and those a shutdown ends once the head settles.
+        var subscribers: [Subscribers.Subscriber] = []
+        var endingWhenSettled: [SubscriberID] = []
     }
 
     struct Key: Equatable {
@@ -42,7 +45,8 @@ final class TestMachine {
         State(durable: machine.durability.durableVersion, published: machine.durability.publishedVersion,
               inFlight: machine.durability.appendsInFlight, epoch: machine.durability.epoch, parked: machine.parked.count,
               deleted: machine.deleted,
-              keys: machine.ledger.entries.mapValues { Key(durable: $0.durable, waiters: $0.waiters) })
+              keys: machine.ledger.entries.mapValues { Key(durable: $0.durable, waiters: $0.waiters) },
+              subscribers: machine.subscribers.all, endingWhenSettled: machine.subscribers.endingWhenSettled)
     }
 
     func send(_ event: Machine.Event, _ commands: [Machine.Command], file: StaticString = #filePath, line: UInt = #line,

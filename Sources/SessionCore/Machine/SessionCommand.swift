@@ -23,6 +23,33 @@ public enum SessionCommand<Read> {
     /// Answer a read with a refusal instead: the session is gone, the head stuck, or the read
     /// waited past the deadline.
     case refuseRead(Read, SessionOutcome)
+    /// Send the subscriber a snapshot of the head (durable), in place of what its stream has
+    /// queued when `replacingQueue`; changes go on from it.
+    case sendSnapshot(SubscriberID, replacingQueue: Bool)
+    /// Take a snapshot of the head (not durable yet) and keep it for the subscriber: it goes out
+    /// with `.sendHeldSnapshot` once its version is durable.
+    case holdSnapshot(SubscriberID)
+    /// Send the subscriber the snapshot held for it.
+    case sendHeldSnapshot(SubscriberID)
+    /// Encode the changes of these versions (and their outputs) once, for the `.publish` that follow.
+    case frames(ClosedRange<Int>)
+    /// Write the subscriber the framed changes after version `after`. A write past its bound, or
+    /// changes no longer in the history, make it slow: send `.slow`.
+    case publish(SubscriberID, after: Int)
+    /// Drop what the subscriber's stream has queued; send `.drained` once it is empty.
+    case reset(SubscriberID)
+    /// Write the subscriber a keep-alive comment.
+    case keepAlive(SubscriberID)
+    /// End the subscriber's stream (`end` event) and forget it.
+    case endStream(SubscriberID, StreamEnd)
+}
+
+/// Why the machine ends a stream.
+public enum StreamEnd: Sendable, Equatable {
+    /// The server shuts down, and every change the session applied went out.
+    case shutdown
+    /// The session is deleted (by its owner, or as it expired).
+    case deleted
 }
 
 /// What a request is answered, as a domain value; the routes make it an HTTP response.

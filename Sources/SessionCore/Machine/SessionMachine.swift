@@ -31,6 +31,8 @@ public struct SessionMachine<Answer: LedgerAnswer, Read> {
     public var ledger: Ledger
     public private(set) var parked = ParkedReads<Read>()
     public private(set) var deleted = false
+    /// The event streams: what each was sent, and when (`Subscribers`).
+    public private(set) var subscribers = Subscribers()
 
     public init(version: Int, ledger: Ledger = Ledger()) {
         durability = Durability(version: version)
@@ -49,10 +51,27 @@ public struct SessionMachine<Answer: LedgerAnswer, Read> {
         case read(Read, version: Int, head: Int, at: ContinuousClock.Instant?)
         /// The registry's clock: reads parked `deadline` or longer expire.
         case tick(now: ContinuousClock.Instant, deadline: Duration)
-        /// The session is deleted.
-        case delete
+        /// The session is deleted: what is durable goes out, then every stream ends.
+        case delete(now: Int64)
         /// The host rebuilt the head at `version` from the journal (recovery): all of it is durable.
         case recovered(version: Int)
+        /// The host rebuilt the head at the durable version, as `.rollBack` asked.
+        case rebuilt(now: Int64)
+        /// A stream subscribes at head `head`: resumed through `resumedThrough` (the host wrote it
+        /// the changes after its `Last-Event-ID`), or nil to start from a snapshot.
+        case subscribe(SubscriberID, resumedThrough: Int?, head: Int, now: Int64)
+        /// A stream closed.
+        case unsubscribe(SubscriberID)
+        /// Hand what is durable and not yet published to the subscribers (the host's fan-out).
+        case publish(head: Int, now: Int64)
+        /// A subscriber fell too far behind (`.publish` found it over its bound).
+        case slow(SubscriberID, now: Int64)
+        /// A reset subscriber's stream drained.
+        case drained(SubscriberID, head: Int, now: Int64)
+        /// The heartbeat clock: subscribers silent `interval` milliseconds or more get a keep-alive.
+        case heartbeat(now: Int64, interval: Int64)
+        /// A shutdown asks a stream to end: once every change the session applied went out.
+        case drain(SubscriberID, head: Int, now: Int64)
     }
 
     public typealias Command = SessionCommand<Read>
@@ -81,23 +100,127 @@ public struct SessionMachine<Answer: LedgerAnswer, Read> {
             }
         case .tick(let now, let deadline):
             for read in parked.expire(now: now, deadline: deadline) { sink.emit(.refuseRead(read, .notDurableInTime)) }
-        case .delete:
+        case .delete(let now):
+            publishDurable(now: now, &sink)
             deleted = true
             for read in parked.takeAll() { sink.emit(.readAgain(read)) }
             // Repeats waiting on a request in flight: that request gets 404 from its completion,
             // and nothing else would answer them.
             for waiter in ledger.takeAllWaiters() { sink.emit(.reply(waiter, .notFound)) }
+            for id in subscribers.removeAll() { sink.emit(.endStream(id, .deleted)) }
         case .recovered(let version):
             durability.reset(to: version)
+        case .rebuilt(let now):
+            rebuilt(now: now, &sink)
+        case .subscribe(let id, let resumedThrough, let head, let now):
+            guard !deleted else { return sink.emit(.endStream(id, .deleted)) }
+            subscribers.add(.init(id: id, lastVersion: resumedThrough ?? durability.durableVersion, lastWrite: now))
+            if resumedThrough == nil { snapshot(at: subscribers.count - 1, head: head, replacingQueue: false, &sink) }
+        case .unsubscribe(let id):
+            subscribers.remove(id)
+        case .publish(let head, let now):
+            publishDurable(now: now, &sink)
+            endSettledStreams(head: head, now: now, &sink)
+        case .slow(let id, let now):
+            guard var subscriber = subscribers[id] else { return }
+            subscriber.awaitingSnapshot = true
+            subscriber.lastWrite = now
+            subscribers[id] = subscriber
+            sink.emit(.reset(id))
+        case .drained(let id, let head, let now):
+            guard !deleted, let position = subscribers.position(of: id), subscribers[at: position].awaitingSnapshot else { return }
+            subscribers[at: position].awaitingSnapshot = false
+            subscribers[at: position].lastWrite = now
+            snapshot(at: position, head: head, replacingQueue: false, &sink)
+        case .heartbeat(let now, let interval):
+            for position in subscribers.all.indices where now - subscribers[at: position].lastWrite >= interval {
+                subscribers[at: position].lastWrite = now
+                sink.emit(.keepAlive(subscribers[at: position].id))
+            }
+        case .drain(let id, let head, let now):
+            // Every change the session applied goes out before `end`: what is durable now (a
+            // publication may be waiting on the host's fan-out), and what is still on its way to
+            // the journal, whose answer the client gets during the drain (the stream ends then).
+            publishDurable(now: now, &sink)
+            guard subscribers[id] != nil else { return }
+            guard head > durability.durableVersion else {
+                subscribers.remove(id)
+                return sink.emit(.endStream(id, .shutdown))
+            }
+            subscribers.endingWhenSettled.append(id)
         }
+    }
+
+    /// Sends the subscriber at `position` a snapshot of the head, or, when the head is not durable
+    /// yet, holds it for the publication that makes it so: a crash could still take that version
+    /// back, and a client that had seen it would go on (or resume, by `Last-Event-ID`) from a
+    /// state the session never had. `replacingQueue` applies to one sent now (a held one follows
+    /// the queue).
+    private mutating func snapshot<Sink: SessionCommandSink>(at position: Int, head: Int, replacingQueue: Bool,
+                                                             _ sink: inout Sink) where Sink.Read == Read {
+        let id = subscribers[at: position].id
+        guard head <= durability.durableVersion else {
+            subscribers[at: position].heldSnapshot = head
+            return sink.emit(.holdSnapshot(id))
+        }
+        subscribers[at: position].heldSnapshot = nil
+        subscribers[at: position].lastVersion = head
+        sink.emit(.sendSnapshot(id, replacingQueue: replacingQueue))
+    }
+
+    /// Hands the versions after the published one through the durable one to every subscriber:
+    /// `.frames` once, then `.publish` for each subscriber behind. Every publication runs under
+    /// the host's lock, oldest first, so a subscriber gets each version once and in order.
+    private mutating func publishDurable<Sink: SessionCommandSink>(now: Int64, _ sink: inout Sink) where Sink.Read == Read {
+        guard let versions = durability.publishDurable(), !deleted, !subscribers.isEmpty else { return }
+        sink.emit(.frames(versions))
+        for position in subscribers.all.indices where !subscribers[at: position].awaitingSnapshot {
+            let id = subscribers[at: position].id
+            if let held = subscribers[at: position].heldSnapshot {
+                guard held <= versions.upperBound else { continue }
+                // Its version is durable now; it stands in for every change up to it.
+                subscribers[at: position].heldSnapshot = nil
+                subscribers[at: position].lastVersion = held
+                subscribers[at: position].lastWrite = now
+                sink.emit(.sendHeldSnapshot(id))
+            }
+            let last = subscribers[at: position].lastVersion
+            guard last < versions.upperBound else { continue }
+            subscribers[at: position].lastVersion = versions.upperBound
+            subscribers[at: position].lastWrite = now
+            sink.emit(.publish(id, after: last))
+        }
+    }
+
+    /// Ends the streams a shutdown left open once nothing the session applied is waiting for the
+    /// journal (made durable and published, or rolled back).
+    private mutating func endSettledStreams<Sink: SessionCommandSink>(head: Int, now: Int64, _ sink: inout Sink) where Sink.Read == Read {
+        guard !subscribers.endingWhenSettled.isEmpty, head == durability.durableVersion else { return }
+        publishDurable(now: now, &sink)
+        for id in subscribers.endingWhenSettled {
+            subscribers.remove(id)
+            sink.emit(.endStream(id, .shutdown))
+        }
+    }
+
+    /// After a rollback the head is the durable version again. A held snapshot is of a version
+    /// that is gone: the head now goes instead; one sent changes past it starts over from the head.
+    /// A subscriber awaiting its snapshot gets the head as it is when its stream drains.
+    private mutating func rebuilt<Sink: SessionCommandSink>(now: Int64, _ sink: inout Sink) where Sink.Read == Read {
+        let head = durability.durableVersion
+        for position in subscribers.all.indices where !subscribers[at: position].awaitingSnapshot {
+            if subscribers[at: position].heldSnapshot != nil {
+                snapshot(at: position, head: head, replacingQueue: false, &sink)
+            } else if subscribers[at: position].lastVersion > head {
+                snapshot(at: position, head: head, replacingQueue: true, &sink)
+            }
+        }
+        endSettledStreams(head: head, now: now, &sink)
     }
 
     /// Whether a read of `version` can be answered now, without parking (the common case, which
     /// the host takes without building a parked read).
     public func isDurable(_ version: Int) -> Bool { !deleted && version <= durability.durableVersion }
-
-    /// The versions to hand to the subscribers now, nil when none.
-    public mutating func publishDurable() -> ClosedRange<Int>? { durability.publishDurable() }
 
     /// A refusal decided on the head, answered once it is durable, waits in the parked reads.
     public mutating func park(_ read: Read, version: Int) { parked.park(read, version: version, at: nil) }
@@ -145,7 +268,11 @@ public struct SessionMachine<Answer: LedgerAnswer, Read> {
     private mutating func becameDurable<Sink: SessionCommandSink>(_ request: RequestID, _ versions: ClosedRange<Int>, key: String?,
                                  _ sink: inout Sink) where Sink.Read == Read {
         // Fresh versions, always newer than the durable one (a rollback takes the head back to it).
-        if durability.madeDurable(through: versions.upperBound) { sink.emit(.madeDurable(request, through: versions.upperBound)) }
+        if durability.madeDurable(through: versions.upperBound) {
+            // With no stream to send them to, they are published as they are made durable.
+            if subscribers.isEmpty { _ = durability.publishDurable() }
+            sink.emit(.madeDurable(request, through: versions.upperBound))
+        }
         sink.emit(.reply(request, .answer))
         if let key, let entry = ledger.entries[key] {
             ledger.update(key) { $0.durable = true; $0.waiters = [] }

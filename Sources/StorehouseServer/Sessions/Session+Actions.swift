@@ -438,12 +438,14 @@ extension Session {
 
     /// Rebuilds the head at `version` from the nearest kept state and the history after it (the
     /// machine's `.rollBack`; it dropped the Idempotency-Keys of the versions that go).
-    func rollbackLocked(to version: Int) {
+    /// True when the head was rebuilt (the machine's subscribers follow with `.rebuilt`).
+    func rollbackLocked(to version: Int) -> Bool {
         do {
             store = try rebuiltStore(at: version)
         } catch {
             // The head is stuck (`Durability.isStuck`): its versions will not be durable before a restart.
-            return ServerLog.error("session \(id): cannot rebuild version \(version): \(error); keeping the head")
+            ServerLog.error("session \(id): cannot rebuild version \(version): \(error); keeping the head")
+            return false
         }
         history.truncate(after: version)
         keptStates.drop(after: version)
@@ -453,16 +455,7 @@ extension Session {
         changeBytesSinceKeptState = since.reduce(0) { $0 + Self.changeWeight($1.patch) }
         cachedState = nil
         cachedSnapshot = nil
-        // A held snapshot is of a version that is gone: the head now (durable) goes instead. A
-        // subscriber awaiting its snapshot gets the head as it is when its stream drains.
-        for subscriber in subscribers.values where !subscriber.awaitingSnapshot {
-            if subscriber.heldSnapshot != nil {
-                sendSnapshotLocked(to: subscriber)
-            } else if subscriber.lastVersion > version {
-                sendSnapshotLocked(to: subscriber, replacingQueue: true)
-            }
-        }
-        endSettledStreamsLocked()
+        return true
     }
 
     /// A fresh store at `version`, replayed from kept state and history; effects are dropped

@@ -10,6 +10,8 @@ enum AfterSettling {
     case readAgain(ParkedRead)
     case refuse(ParkedRead, Problem)
     case log(String)
+    /// An event stream's `end` event, then its end.
+    case end(HTTPStream, String)
 }
 
 /// The steps owed after unlocking. The first answer is held apart from the list, so the one
@@ -37,6 +39,9 @@ struct Afterwards {
             case .readAgain(let read): read.again()
             case .refuse(let read, let problem): read.refuse?(problem)
             case .log(let line): ServerLog.error(line)
+            case .end(let stream, let reason):
+                _ = stream.write(EventFrames.end(reason: reason))
+                stream.finish()
             }
         }
     }
@@ -81,6 +86,8 @@ extension Session {
         }
         machine.send(event, into: &commands)
         var fed = Fed()
+        var publication: Publication?
+        var fanOut = StreamFanOut()
         for command in commands.list {
             switch command {
             case .proceed:
@@ -95,7 +102,7 @@ extension Session {
                     let carried = Set(pending.carriedRefusals)
                     refusalsToJournal.removeAll(where: carried.contains)
                 }
-                publishLocked(through: version, outputs: pending.outputs)
+                publishLocked(through: version, outputs: pending.outputs, into: &after)
                 updatedAt = max(updatedAt, pending.at)
                 lifetime.touch(pending.at)  // an applied action, an effect's included, restarts the idle clock
                 context.metrics.recordActions(kind: kind.name, source: pending.source.rawValue, count: pending.last - pending.first + 1)
@@ -115,13 +122,15 @@ extension Session {
                 if let pending, !pending.effects.isEmpty { after.add(.effects(pending.effects)) }
             case .rollBack(let version):
                 fed.rolledBack = true
-                rollbackLocked(to: version)
+                if rollbackLocked(to: version) { feedLocked(.rebuilt(now: context.now()), into: &after) }
             case .answerRead(let id):
                 if let read = parkedReads.removeValue(forKey: id) { after.add(.read(read)) }
             case .readAgain(let id):
                 if let read = parkedReads.removeValue(forKey: id) { after.add(.readAgain(read)) }
             case .refuseRead(let id, let outcome):
                 if let read = parkedReads.removeValue(forKey: id), let problem = outcome.problem(key: key) { after.add(.refuse(read, problem)) }
+            case .frames, .publish, .reset, .sendSnapshot, .holdSnapshot, .sendHeldSnapshot, .keepAlive, .endStream:
+                runSubscriberCommandLocked(command, publication: &publication, fanOut: &fanOut, into: &after)
             }
         }
         return fed

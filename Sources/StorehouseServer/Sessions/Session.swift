@@ -60,10 +60,8 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var publishedVersion: Int { durability.publishedVersion }
     var pendingOutputs: [(Int, StoreOutput)] = []
     var publishScheduled = false
-    /// Streams a shutdown asked to end while actions were still on their way to the journal:
-    /// they end once those settle, after the changes (`endSettledStreamsLocked`).
-    var streamsEndingWhenSettled: [HTTPStream] = []
-    var subscribers: [ObjectIdentifier: Subscriber] = [:] {
+    /// The event streams by the id the machine knows them by; what each was sent is the machine's.
+    var subscribers: [SubscriberID: Subscriber] = [:] {
         didSet { hasSubscribers.store(!subscribers.isEmpty, ordering: .relaxed) }
     }
     /// Whether `subscribers` and `parkedReads` hold anything, readable without the lock: the
@@ -83,6 +81,8 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// action carries them (`RecordCoding.KeptRefusal`). Empty in memory.
     var refusalsToJournal: [String] = []
     var deleted: Bool { machine.deleted }
+    /// The reason the streams' `end` event gives when the session is deleted (`markDeleted`).
+    var endReason = "deleted"
     /// The head's `{"version":N,"state":…}` answer, built once per version: a full POST answer
     /// and every GET of the state share it. Cleared by a rollback, which reuses version numbers.
     var cachedState: CachedHead?
