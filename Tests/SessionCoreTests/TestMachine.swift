@@ -26,6 +26,11 @@ final class TestMachine {
         /// The event streams, in order, and those a shutdown ends once the head settles.
         var subscribers: [Subscribers.Subscriber] = []
         var endingWhenSettled: [SubscriberID] = []
+        /// The journal snapshots' schedule: the last snapshot, the window's dropped bytes then,
+        /// the action bytes since.
+        var snapshot = 0
+        var droppedAtSnapshot = 0
+        var bytesSinceSnapshot = 0
     }
 
     struct Key: Equatable {
@@ -36,8 +41,8 @@ final class TestMachine {
     private(set) var machine: Machine
     private(set) var expected: State
 
-    init(version: Int = 0, ledger: Machine.Ledger = .init()) {
-        machine = Machine(version: version, ledger: ledger)
+    init(version: Int = 0, ledger: Machine.Ledger = .init(), snapshots: SnapshotSchedule = .init(every: 1_000, bytes: 64 << 20)) {
+        machine = Machine(version: version, ledger: ledger, snapshots: snapshots)
         expected = Self.state(of: machine)
     }
 
@@ -46,7 +51,9 @@ final class TestMachine {
               inFlight: machine.durability.appendsInFlight, epoch: machine.durability.epoch, parked: machine.parked.count,
               deleted: machine.deleted,
               keys: machine.ledger.entries.mapValues { Key(durable: $0.durable, waiters: $0.waiters) },
-              subscribers: machine.subscribers.all, endingWhenSettled: machine.subscribers.endingWhenSettled)
+              subscribers: machine.subscribers.all, endingWhenSettled: machine.subscribers.endingWhenSettled,
+              snapshot: machine.snapshots.version, droppedAtSnapshot: machine.snapshots.droppedBytesAtSnapshot,
+              bytesSinceSnapshot: machine.snapshots.bytesSince)
     }
 
     func send(_ event: Machine.Event, _ commands: [Machine.Command], file: StaticString = #filePath, line: UInt = #line,

@@ -42,6 +42,8 @@ public enum SessionCommand<Read> {
     case keepAlive(SubscriberID)
     /// End the subscriber's stream (`end` event) and forget it.
     case endStream(SubscriberID, StreamEnd)
+    /// Hand the journal a snapshot of the kept state at `version`.
+    case writeSnapshot(version: Int)
 }
 
 /// Why the machine ends a stream.

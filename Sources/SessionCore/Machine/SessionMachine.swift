@@ -33,18 +33,21 @@ public struct SessionMachine<Answer: LedgerAnswer, Read> {
     public private(set) var deleted = false
     /// The event streams: what each was sent, and when (`Subscribers`).
     public private(set) var subscribers = Subscribers()
+    /// When the journal gets a snapshot (`SnapshotSchedule`).
+    public private(set) var snapshots: SnapshotSchedule
 
-    public init(version: Int, ledger: Ledger = Ledger()) {
+    public init(version: Int, ledger: Ledger = Ledger(), snapshots: SnapshotSchedule = SnapshotSchedule(every: 1_000, bytes: 64 << 20)) {
         durability = Durability(version: version)
         self.ledger = ledger
+        self.snapshots = snapshots
     }
 
     public enum Event {
         /// A request that applies actions arrives, with its Idempotency-Key (and its body's hash), at head `head`.
         case submit(RequestID, key: (name: String, bodyHash: [UInt8])?, head: Int, now: Int64)
-        /// The host applied the request's actions as `versions`; `inline` when the log makes them
-        /// durable as it takes them (in memory).
-        case applied(RequestID, versions: ClosedRange<Int>, key: String?, inline: Bool)
+        /// The host applied the request's actions as `versions`, weighing `weight` bytes; `inline`
+        /// when the log makes them durable as it takes them (in memory).
+        case applied(RequestID, versions: ClosedRange<Int>, key: String?, inline: Bool, weight: Int = 0)
         /// The journal answered the append of `versions` made in `epoch`; `head` is the store's version now.
         case appendAnswered(RequestID, versions: ClosedRange<Int>, key: String?, epoch: Int, durable: Bool, head: Int)
         /// A read whose answer shows `version` (the head); `at` when it may expire (nil: it waits on).
@@ -57,6 +60,11 @@ public struct SessionMachine<Answer: LedgerAnswer, Read> {
         case recovered(version: Int)
         /// The host rebuilt the head at the durable version, as `.rollBack` asked.
         case rebuilt(now: Int64)
+        /// Versions became durable: `base` is the kept state a journal snapshot would be of, with
+        /// `droppedBytes` gone from a window of `byteLimit` bytes, the last snapshot `lastSnapshotBytes` long.
+        case snapshotBase(Int?, droppedBytes: Int, byteLimit: Int, lastSnapshotBytes: Int)
+        /// A snapshot at `version` reached the journal outside the schedule (recovery's base, an import).
+        case wroteSnapshot(at: Int)
         /// A stream subscribes at head `head`: resumed through `resumedThrough` (the host wrote it
         /// the changes after its `Last-Event-ID`), or nil to start from a snapshot.
         case subscribe(SubscriberID, resumedThrough: Int?, head: Int, now: Int64)
@@ -83,7 +91,8 @@ public struct SessionMachine<Answer: LedgerAnswer, Read> {
         switch consume event {
         case .submit(let request, let key, let head, let now):
             submit(request, key: key, head: head, now: now, &sink)
-        case .applied(let request, let versions, let key, let inline):
+        case .applied(let request, let versions, let key, let inline, let weight):
+            snapshots.applied(weight: weight)
             guard inline else { return sink.emit(.append(request, epoch: durability.appendStarted())) }
             becameDurable(request, versions, key: key, &sink)
         case .appendAnswered(let request, let versions, let key, let epoch, let durable, let head):
@@ -112,6 +121,12 @@ public struct SessionMachine<Answer: LedgerAnswer, Read> {
             durability.reset(to: version)
         case .rebuilt(let now):
             rebuilt(now: now, &sink)
+        case .snapshotBase(let base, let droppedBytes, let byteLimit, let lastSnapshotBytes):
+            guard let base, !deleted,
+                  snapshots.take(base: base, droppedBytes: droppedBytes, byteLimit: byteLimit, lastSnapshotBytes: lastSnapshotBytes) else { return }
+            sink.emit(.writeSnapshot(version: base))
+        case .wroteSnapshot(let version):
+            snapshots.wrote(at: version)
         case .subscribe(let id, let resumedThrough, let head, let now):
             guard !deleted else { return sink.emit(.endStream(id, .deleted)) }
             subscribers.add(.init(id: id, lastVersion: resumedThrough ?? durability.durableVersion, lastWrite: now))

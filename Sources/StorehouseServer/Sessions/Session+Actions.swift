@@ -188,10 +188,11 @@ extension Session {
             return reply(Problem(422, "empty-batch", "a batch must hold at least one action").response())
         }
         lastActionAt = records[records.count - 1].at
+        var weight = 0
         for change in changes {
             let entry = ActionHistory.Entry(version: change.version, record: change.action, patch: change.patch)
             bytesSinceKeptState += entry.weight
-            bytesSinceJournalSnapshot += entry.weight
+            weight += entry.weight
             changeBytesSinceKeptState += Self.changeWeight(change.patch)
             // Past `--history`, never a version the subscribers have not been sent yet.
             history.append(entry, keepingAfter: min(durableVersion, publishedVersion))
@@ -225,7 +226,7 @@ extension Session {
                                     idempotencyKey: mark?.key, answer: answer, effects: effects,
                                     source: records[0].source, at: lastActionAt, reply: reply, carriedRefusals: carried.keys)
 
-        let appendEpoch = feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: inline),
+        let appendEpoch = feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: inline, weight: weight),
                                      pending: inline ? pending : nil, into: &after).epoch
         if inline {
             lock.unlock()
@@ -266,16 +267,12 @@ extension Session {
         lock.lock()
         var anyDurable = false
         for append in answered { anyDurable = settleLocked(append, into: &after) || anyDurable }
-        if anyDurable, let snapshot = journalSnapshotDueLocked() {
-            // Encoded on another thread from the kept state (immutable, shared with the head), so
-            // neither this session nor the journal's thread waits for a large state's bytes.
-            let (log, id) = (context.log, id)
-            DispatchQueue.global(qos: .utility).async { [self] in
-                let bytes = SnapshotCoding.encode(version: snapshot.version, state: snapshot.state.encode(),
-                                                  updatedAt: snapshot.updatedAt, idempotency: snapshot.idempotency)
-                journalSnapshotBytes.store(bytes.count, ordering: .relaxed)
-                log.snapshot(sessionID: id, version: snapshot.version, bytes: bytes)
-            }
+        if anyDurable {
+            // The window starts `--history` versions back, or later when large actions ended it sooner.
+            let windowStart = max(durableVersion - context.history, (history.firstVersion ?? durableVersion + 1) - 1)
+            let base = keptStates.nearest(atOrBefore: min(durableVersion, windowStart))?.version
+            feedLocked(.snapshotBase(base, droppedBytes: history.droppedBytes, byteLimit: historyByteLimitLocked,
+                                     lastSnapshotBytes: journalSnapshotBytes.load(ordering: .relaxed)), into: &after)
         }
         lock.unlock()
         after.run(self)
@@ -417,23 +414,18 @@ extension Session {
         }
     }
 
-    /// The journal snapshot to write now, if any: the newest kept state at or before the start of
-    /// the history window (`--history` versions back, or where large actions ended it), once that
-    /// is `snapshotEvery` versions past the previous snapshot or `snapshotBytes` of actions have
-    /// left the window since. The journal drops the records a snapshot covers, so snapshotting no
-    /// later than the window's start keeps the whole window on disk and a restart loses none of it.
-    private func journalSnapshotDueLocked() -> (version: Int, state: SharedState, updatedAt: Int64, idempotency: IdempotencyCache)? {
-        // The window starts `--history` versions back, or later when large actions ended it sooner.
-        let windowStart = max(durableVersion - context.history, (history.firstVersion ?? durableVersion + 1) - 1)
-        guard let base = keptStates.nearest(atOrBefore: min(durableVersion, windowStart)), base.version > journalSnapshotVersion,
-              base.version >= journalSnapshotVersion + context.snapshotEvery
-                || history.droppedBytes - droppedBytesAtSnapshot >= min(context.snapshotBytes, historyByteLimitLocked),
-              // A snapshot costs the state's size: after a quarter of it in actions, not sooner.
-              bytesSinceJournalSnapshot >= journalSnapshotBytes.load(ordering: .relaxed) / 4 else { return nil }
-        journalSnapshotVersion = base.version
-        droppedBytesAtSnapshot = history.droppedBytes
-        bytesSinceJournalSnapshot = 0
-        return (base.version, base.state, updatedAt, machine.ledger)
+    /// Hands the journal a snapshot of the kept state at `version` (the machine's `.writeSnapshot`):
+    /// the journal drops the records it covers. Encoded on another thread from the kept state
+    /// (immutable, shared with the head), so neither this session nor the journal's thread waits
+    /// for a large state's bytes.
+    func writeSnapshotLocked(at version: Int) {
+        guard let base = keptStates.nearest(atOrBefore: version), base.version == version else { return }
+        let (log, id, state, updatedAt, idempotency) = (context.log, id, base.state, updatedAt, machine.ledger)
+        DispatchQueue.global(qos: .utility).async { [self] in
+            let bytes = SnapshotCoding.encode(version: version, state: state.encode(), updatedAt: updatedAt, idempotency: idempotency)
+            journalSnapshotBytes.store(bytes.count, ordering: .relaxed)
+            log.snapshot(sessionID: id, version: version, bytes: bytes)
+        }
     }
 
     /// Rebuilds the head at `version` from the nearest kept state and the history after it (the

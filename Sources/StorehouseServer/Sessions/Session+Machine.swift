@@ -129,6 +129,8 @@ extension Session {
                 if let read = parkedReads.removeValue(forKey: id) { after.add(.readAgain(read)) }
             case .refuseRead(let id, let outcome):
                 if let read = parkedReads.removeValue(forKey: id), let problem = outcome.problem(key: key) { after.add(.refuse(read, problem)) }
+            case .writeSnapshot(let version):
+                writeSnapshotLocked(at: version)
             case .frames, .publish, .reset, .sendSnapshot, .holdSnapshot, .sendHeldSnapshot, .keepAlive, .endStream:
                 runSubscriberCommandLocked(command, publication: &publication, fanOut: &fanOut, into: &after)
             }

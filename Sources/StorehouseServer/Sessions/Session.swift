@@ -94,13 +94,6 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var replayedEffects: [String: PendingEffect] = [:]
     /// The newest action time, so versions never go back in time.
     var lastActionAt: Int64 = 0
-    /// The version of the newest snapshot handed to the journal.
-    var journalSnapshotVersion = 0
-    /// `history.droppedBytes` when that snapshot was taken: what left the window since is on
-    /// disk only, and past `snapshotBytes` it is worth a snapshot to compact.
-    var droppedBytesAtSnapshot = 0
-    /// The weight of the actions applied since the last journal snapshot was taken.
-    var bytesSinceJournalSnapshot = 0
     /// The size of the last journal snapshot, once it is encoded (on another thread): the next
     /// waits until the actions since weigh a quarter of it, so a big state's snapshots cost
     /// O(1) per action byte however big the state grows.
@@ -132,7 +125,8 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         // A keep interval more than `--history`: the ring lets go only through a kept state (`alignHistoryLocked`).
         history = ActionHistory(capacity: context.history + context.keepEvery)
         keptStates = KeptStates(byteBudget: context.keptStateBudget)
-        machine = SessionMachine(version: store.version, ledger: IdempotencyCache(answerBudget: context.idempotencyAnswerBudget))
+        machine = SessionMachine(version: store.version, ledger: IdempotencyCache(answerBudget: context.idempotencyAnswerBudget),
+                                 snapshots: SnapshotSchedule(every: context.snapshotEvery, bytes: context.snapshotBytes))
         keptStates.add(version: store.version, state: store.sharedState(), weight: 0)
     }
 

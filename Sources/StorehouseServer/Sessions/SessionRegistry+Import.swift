@@ -28,7 +28,8 @@ extension SessionRegistry {
             // and marks the import complete; `flush` blocks, so not on the journal's thread.
             DispatchQueue.global().async { [self] in
                 let bytes = session.lock.withLock {
-                    session.journalSnapshotVersion = version
+                    var after = Afterwards()
+                    session.feedLocked(.wroteSnapshot(at: version), into: &after)
                     return SnapshotCoding.encode(version: version, state: session.currentStateLocked().bytes,
                                                  updatedAt: session.updatedAt, idempotency: session.machine.ledger)
                 }
