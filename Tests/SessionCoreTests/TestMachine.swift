@@ -60,7 +60,7 @@ final class TestMachine {
               _ update: (inout State) -> Void = { _ in }) {
         var emitted = SessionCommands<String>()
         machine.send(event, into: &emitted)
-        XCTAssertEqual(emitted.list, commands, "commands", file: file, line: line)
+        XCTAssertEqual(Array(emitted.list), commands, "commands", file: file, line: line)
         update(&expected)
         XCTAssertEqual(Self.state(of: machine), expected, "state", file: file, line: line)
     }

@@ -90,14 +90,25 @@ public protocol SessionCommandSink<Read> {
 /// commands.removeAll()
 /// ```
 public struct SessionCommands<Read>: SessionCommandSink {
-    public private(set) var list: [SessionCommand<Read>] = []
+    /// Slots written so far; those past `count` are left over from an earlier feed.
+    private var slots: [SessionCommand<Read>] = []
+    public private(set) var count = 0
 
     public init() {}
 
-    public mutating func emit(_ command: SessionCommand<Read>) { list.append(command) }
+    public mutating func emit(_ command: SessionCommand<Read>) {
+        // Overwrites a slot of an earlier feed rather than emptying the array between feeds.
+        if count < slots.count { slots[count] = command } else { slots.append(command) }
+        count += 1
+    }
+
+    public subscript(position: Int) -> SessionCommand<Read> { slots[position] }
+
+    /// The commands of this feed, in order.
+    public var list: ArraySlice<SessionCommand<Read>> { slots[..<count] }
 
     /// Empties the list and keeps its storage for the next feed.
-    public mutating func removeAll() { list.removeAll(keepingCapacity: true) }
+    public mutating func removeAll() { count = 0 }
 }
 
 extension SessionCommand: Sendable where Read: Sendable {}

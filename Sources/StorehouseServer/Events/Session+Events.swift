@@ -124,7 +124,7 @@ extension Session {
 
     /// Runs one of the machine's subscriber commands under the lock; stream ends go to `after`.
     /// `publication` holds the frames of the feed's `.frames`, `fanOut` its streams' wake-ups.
-    func runSubscriberCommandLocked(_ command: Machine.Command, publication: inout Publication?, fanOut: inout StreamFanOut,
+    func runSubscriberCommandLocked(_ command: Machine.Command, publication: inout Publication?, fanOut: inout StreamFanOut?,
                                     into after: inout Afterwards) {
         switch command {
         case .frames(let versions):
@@ -135,8 +135,9 @@ extension Session {
             // run is there; were one ever not, the subscriber starts over from a snapshot.
             let chunk = last < publication.from ? publication.all
                 : SharedChunk(publication.frames.filter { $0.version > last }.flatMap(\.bytes))
+            if fanOut == nil { fanOut = StreamFanOut() }
             if last + 1 < publication.firstFrame
-                || fanOut.write(chunk, to: subscriber.stream, ifPendingAtMost: subscriber.bound(context.subscriberBufferBytes)) == .overBound {
+                || fanOut!.write(chunk, to: subscriber.stream, ifPendingAtMost: subscriber.bound(context.subscriberBufferBytes)) == .overBound {
                 feedLocked(.slow(id, now: context.now()), into: &after)
             }
         case .reset(let id):

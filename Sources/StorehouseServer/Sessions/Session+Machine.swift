@@ -84,11 +84,14 @@ extension Session {
             commands.removeAll()
             swap(&commands, &commandBuffer)
         }
+        // Only a session with streams can publish: one without needs no fan-out's batches.
+        let streams = !machine.subscribers.isEmpty
         machine.send(event, into: &commands)
         var fed = Fed()
         var publication: Publication?
-        var fanOut = StreamFanOut()
-        for command in commands.list {
+        var fanOut: StreamFanOut? = streams ? StreamFanOut() : nil
+        for position in 0..<commands.count {
+            let command = commands[position]
             switch command {
             case .proceed:
                 fed.proceeds = true
