@@ -7,12 +7,7 @@ final class SnapshotScheduleTests: XCTestCase {
     /// last one; never twice of the same version, never on a deleted session.
     func testASnapshotIsDueEveryIntervalPastTheLastOne() {
         let machine = TestMachine(snapshots: .init(every: 10, bytes: 1_000))
-        machine.send(.applied(1, versions: 1...12, key: nil, inline: true, weight: 5),
-                     [.madeDurable(1, through: 12), .reply(1, .answer), .startEffects(1)]) {
-            $0.durable = 12
-            $0.published = 12
-            $0.bytesSinceSnapshot = 5
-        }
+        machine.applyInMemory(1, 1...12, weight: 5)
         machine.send(.snapshotBase(nil, droppedBytes: 0, byteLimit: 1_000, lastSnapshotBytes: 0), [])
         machine.send(.snapshotBase(9, droppedBytes: 0, byteLimit: 1_000, lastSnapshotBytes: 0), [])
         machine.send(.snapshotBase(10, droppedBytes: 0, byteLimit: 1_000, lastSnapshotBytes: 0), [.writeSnapshot(version: 10)]) {
@@ -45,19 +40,9 @@ final class SnapshotScheduleTests: XCTestCase {
     /// A big state's next snapshot waits until the actions since weigh a quarter of the last one.
     func testABigStateWaitsForAQuarterOfItsSizeInActions() {
         let machine = TestMachine(snapshots: .init(every: 1, bytes: 1_000))
-        machine.send(.applied(1, versions: 1...1, key: nil, inline: true, weight: 99),
-                     [.madeDurable(1, through: 1), .reply(1, .answer), .startEffects(1)]) {
-            $0.durable = 1
-            $0.published = 1
-            $0.bytesSinceSnapshot = 99
-        }
+        machine.applyInMemory(1, 1...1, weight: 99)
         machine.send(.snapshotBase(1, droppedBytes: 0, byteLimit: 1_000, lastSnapshotBytes: 400), [])
-        machine.send(.applied(2, versions: 2...2, key: nil, inline: true, weight: 1),
-                     [.madeDurable(2, through: 2), .reply(2, .answer), .startEffects(2)]) {
-            $0.durable = 2
-            $0.published = 2
-            $0.bytesSinceSnapshot = 100
-        }
+        machine.applyInMemory(2, 2...2, weight: 1)
         machine.send(.snapshotBase(1, droppedBytes: 0, byteLimit: 1_000, lastSnapshotBytes: 400), [.writeSnapshot(version: 1)]) {
             $0.snapshot = 1
             $0.bytesSinceSnapshot = 0

@@ -50,9 +50,7 @@ final class SubscriberMachineTests: XCTestCase {
         machine.send(.subscribe(10, resumedThrough: 0, head: 0, now: 0), []) {
             $0.subscribers = [Subscriber(id: 10, lastVersion: 0, lastWrite: 0)]
         }
-        machine.send(.applied(1, versions: 1...1, key: nil, inline: true), [.madeDurable(1, through: 1), .reply(1, .answer), .startEffects(1)]) {
-            $0.durable = 1
-        }
+        machine.applyInMemory(1, 1...1)
         machine.send(.publish(head: 1, now: 1), [.frames(1...1), .publish(10, after: 0)]) {
             $0.published = 1
             $0.subscribers[0].lastVersion = 1
@@ -62,17 +60,13 @@ final class SubscriberMachineTests: XCTestCase {
             $0.subscribers[0].awaitingSnapshot = true
             $0.subscribers[0].lastWrite = 2
         }
-        machine.send(.applied(2, versions: 2...2, key: nil, inline: true), [.madeDurable(2, through: 2), .reply(2, .answer), .startEffects(2)]) {
-            $0.durable = 2
-        }
+        machine.applyInMemory(2, 2...2)
         machine.send(.publish(head: 2, now: 3), [.frames(2...2)]) { $0.published = 2 }
         machine.send(.drained(10, head: 2, now: 4), [.sendSnapshot(10, replacingQueue: false)]) {
             $0.subscribers[0] = Subscriber(id: 10, lastVersion: 2, lastWrite: 4)
         }
         machine.send(.drained(10, head: 2, now: 5), [])
-        machine.send(.applied(3, versions: 3...3, key: nil, inline: true), [.madeDurable(3, through: 3), .reply(3, .answer), .startEffects(3)]) {
-            $0.durable = 3
-        }
+        machine.applyInMemory(3, 3...3)
         machine.send(.publish(head: 3, now: 6), [.frames(3...3), .publish(10, after: 2)]) {
             $0.published = 3
             $0.subscribers[0].lastVersion = 3
@@ -98,9 +92,7 @@ final class SubscriberMachineTests: XCTestCase {
             $0.subscribers[0].lastWrite = 2100
             $0.subscribers[1].lastWrite = 2100
         }
-        machine.send(.applied(1, versions: 1...1, key: nil, inline: true), [.madeDurable(1, through: 1), .reply(1, .answer), .startEffects(1)]) {
-            $0.durable = 1
-        }
+        machine.applyInMemory(1, 1...1)
         machine.send(.publish(head: 1, now: 2500), [.frames(1...1), .publish(2, after: 0)]) {
             $0.published = 1
             $0.subscribers[1].lastVersion = 1
@@ -156,9 +148,7 @@ final class SubscriberMachineTests: XCTestCase {
     func testDeleteEndsEveryStreamAfterWhatIsDurable() {
         let machine = TestMachine()
         machine.send(.subscribe(1, resumedThrough: 0, head: 0, now: 0), []) { $0.subscribers = [Subscriber(id: 1, lastVersion: 0, lastWrite: 0)] }
-        machine.send(.applied(1, versions: 1...1, key: nil, inline: true), [.madeDurable(1, through: 1), .reply(1, .answer), .startEffects(1)]) {
-            $0.durable = 1
-        }
+        machine.applyInMemory(1, 1...1)
         machine.send(.delete(now: 3), [.frames(1...1), .publish(1, after: 0), .endStream(1, .deleted)]) {
             $0.published = 1
             $0.deleted = true

@@ -65,6 +65,18 @@ final class TestMachine {
         XCTAssertEqual(Self.state(of: machine), expected, "state", file: file, line: line)
     }
 
+    /// A request applied in memory as `versions`: durable at once, answered, its effects started;
+    /// published as well when no stream is there to send them to.
+    func applyInMemory(_ request: RequestID, _ versions: ClosedRange<Int>, weight: Int = 0, file: StaticString = #filePath, line: UInt = #line) {
+        let unheard = machine.subscribers.isEmpty
+        send(.applied(request, versions: versions, key: nil, inline: true, weight: weight),
+             [.madeDurable(request, through: versions.upperBound), .reply(request, .answer), .startEffects(request)], file: file, line: line) {
+            $0.durable = versions.upperBound
+            if unheard { $0.published = versions.upperBound }
+            $0.bytesSinceSnapshot += weight
+        }
+    }
+
     /// The host's side of an applied request with a key: the ledger entry it inserts.
     func insertKey(_ key: String, versions: ClosedRange<Int>, answer: [UInt8] = Array("first".utf8), bodyHash: [UInt8] = [1]) {
         machine.ledger.insert(key, .init(bodyHash: bodyHash, firstVersion: versions.lowerBound, lastVersion: versions.upperBound,
