@@ -9,6 +9,7 @@ final class SessionMachineTests: XCTestCase {
     /// A POST under `--fsync always`: applied, appended, answered once durable.
     func testAPostIsAnsweredOnceItsAppendIsDurable() {
         let machine = TestMachine()
+        XCTAssertTrue(machine.machine.admitsAtOnce(head: 0), "without a key the host may skip .submit")
         machine.send(.submit(1, key: nil, head: 0, now: 0), [.proceed(1)])
         machine.send(.applied(1, versions: 1...2, key: nil, inline: false), [.append(1, epoch: 0)]) { $0.inFlight = 1 }
         machine.send(.appendAnswered(1, versions: 1...2, key: nil, epoch: 0, durable: true, head: 2),
@@ -81,6 +82,8 @@ final class SessionMachineTests: XCTestCase {
             $0.inFlight = 0
             $0.parked = 0
         }
+        XCTAssertTrue(machine.machine.admitsAtOnce(head: 0), "a head back at the durable version is not stuck")
+        XCTAssertFalse(machine.machine.admitsAtOnce(head: 2), "the host feeds .submit, which refuses")
         machine.send(.submit(5, key: nil, head: 2, now: 0), [.reply(5, .headStuck)])
         machine.send(.read("GET third", version: 2, head: 2, at: later), [.refuseRead("GET third", .headStuck)])
     }
@@ -154,6 +157,7 @@ final class SessionMachineTests: XCTestCase {
             $0.keys["k"]?.waiters = []
         }
         machine.send(.appendAnswered(1, versions: 1...1, key: "k", epoch: 0, durable: true, head: 1), [.reply(1, .notFound)]) { $0.inFlight = 0 }
+        XCTAssertFalse(machine.machine.admitsAtOnce(head: 1), "the host feeds .submit, which refuses")
         machine.send(.submit(3, key: nil, head: 1, now: 0), [.reply(3, .notFound)])
         machine.send(.read("late", version: 0, head: 1, at: later), [.refuseRead("late", .notFound)])
     }

@@ -233,6 +233,11 @@ public struct SessionMachine<Answer: LedgerAnswer, Read> {
         endSettledStreams(head: head, now: now, &sink)
     }
 
+    /// Whether `.submit` of a request without an Idempotency-Key at head `head` would say
+    /// `.proceed` and nothing else: then the host may apply it without that feed, and a POST
+    /// is one feed (`.applied`). The same rule as `.submit`'s, read without changing anything.
+    public func admitsAtOnce(head: Int) -> Bool { !deleted && !durability.isStuck(head: head) }
+
     /// Whether a read of `version` can be answered now, without parking (the common case, which
     /// the host takes without building a parked read).
     public func isDurable(_ version: Int) -> Bool { !deleted && version <= durability.durableVersion }
@@ -242,8 +247,7 @@ public struct SessionMachine<Answer: LedgerAnswer, Read> {
 
     private mutating func submit<Sink: SessionCommandSink>(_ request: RequestID, key: (name: String, bodyHash: [UInt8])?, head: Int, now: Int64,
                                                            _ sink: inout Sink) where Sink.Read == Read {
-        guard !deleted else { return sink.emit(.reply(request, .notFound)) }
-        guard !durability.isStuck(head: head) else { return sink.emit(.reply(request, .headStuck)) }
+        guard admitsAtOnce(head: head) else { return sink.emit(.reply(request, deleted ? .notFound : .headStuck)) }
         guard let key, let entry = ledger.lookup(key.name, now: now) else { return sink.emit(.proceed(request)) }
         guard constantTimeEqual(entry.bodyHash, key.bodyHash) else { return sink.emit(.reply(request, .keyReused)) }
         guard entry.durable else {

@@ -142,9 +142,15 @@ extension Session {
         let request = requestIDLocked()
         // The machine decides what is not this request's to apply: a deleted session, a stuck
         // head, a repeated Idempotency-Key (answered, refused, or waiting on the first request).
+        // Without a key the decision is `admitsAtOnce`, and the POST is one feed (`.applied`).
         var after = Afterwards()
-        let decided = feedLocked(.submit(request, key: submission.idempotency.map { ($0.key, $0.bodyHash) }, head: store.version, now: now),
+        var decided = Fed()
+        if submission.idempotency == nil, machine.admitsAtOnce(head: store.version) {
+            decided.proceeds = true
+        } else {
+            decided = feedLocked(.submit(request, key: submission.idempotency.map { ($0.key, $0.bodyHash) }, head: store.version, now: now),
                                  submitting: (request, reply), key: submission.idempotency?.key, into: &after)
+        }
         guard decided.proceeds else {
             // A repeat waiting on its first request: held by id until the machine's `.reply`.
             if !decided.answeredSubmitted { waitingRepeats[request] = reply }
