@@ -7,9 +7,11 @@ public typealias RequestID = UInt64
 ///
 /// It owns what decides a request's fate around the store: the durable and published versions and
 /// the appends in flight (`Durability`), the Idempotency-Keys and the repeats waiting on them
-/// (`IdempotencyLedger`), and the reads waiting for a durable head (`ParkedReads`). The host holds
-/// the store, the history and the subscribers; it feeds each event in under the session's one lock
-/// and runs the commands in the order given, those that touch no session state after unlocking.
+/// (`IdempotencyLedger`), the reads waiting for a durable head (`ParkedReads`), which event stream
+/// is sent what and when (`Subscribers`), and when the journal gets a snapshot (`SnapshotSchedule`).
+/// The host holds the store, the history and the streams' bytes; it feeds each event in under the
+/// session's one lock and runs the commands in the order given, those that touch no session state
+/// after unlocking.
 ///
 /// `Answer` is a first answer as the ledger keeps it; `Read` names a parked read (the server's
 /// hosts use a request id and keep what answers it).

@@ -38,7 +38,8 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var history: ActionHistory
     var keptStates: KeptStates
     /// The request lifecycle: durable and published versions, appends in flight, the
-    /// Idempotency-Keys and the reads waiting for a durable head (`SessionCore.SessionMachine`).
+    /// Idempotency-Keys, the reads waiting for a durable head, what each event stream was sent
+    /// and when, and when the journal gets a snapshot (`SessionCore.SessionMachine`).
     /// Fed events under `lock`; its commands run in order, those that need no state after unlocking.
     var machine: Machine {
         didSet { hasParkedReads.store(!machine.parked.isEmpty, ordering: .relaxed) }
