@@ -78,11 +78,16 @@ extension Session {
     func feedLocked(_ event: consuming Machine.Event, pending: PendingAppend? = nil,
                     submitting: (request: RequestID, reply: @Sendable (HTTPResponse) -> Void)? = nil, key: String? = nil,
                     into after: inout Afterwards) -> Fed {
+        // A feed runs inside another's commands when a publication follows `madeDurable`: it
+        // borrows the second buffer, so a session with streams allocates nothing either.
         var commands = SessionCommands<RequestID>()
-        swap(&commands, &commandBuffer)
+        let depth = feedDepth
+        feedDepth += 1
+        if depth == 0 { swap(&commands, &commandBuffer) } else if depth == 1 { swap(&commands, &nestedCommandBuffer) }
         defer {
+            feedDepth -= 1
             commands.removeAll()
-            swap(&commands, &commandBuffer)
+            if depth == 0 { swap(&commands, &commandBuffer) } else if depth == 1 { swap(&commands, &nestedCommandBuffer) }
         }
         // Only a session with streams can publish: one without needs no fan-out's batches.
         let streams = !machine.subscribers.isEmpty

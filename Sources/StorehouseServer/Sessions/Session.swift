@@ -46,6 +46,9 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     }
     /// Lent to each `feedLocked` and given back, so a request's commands cost no allocation.
     var commandBuffer = SessionCommands<RequestID>()
+    /// Lent to a feed inside another's commands (a publication), and how deep the feeds are now.
+    var nestedCommandBuffer = SessionCommands<RequestID>()
+    var feedDepth = 0
     /// The reads the machine holds parked, by the id it knows them by (`parkLocked`).
     var parkedReads: [RequestID: ParkedRead] = [:]
     /// The next request id; ids name the requests the machine answers.
