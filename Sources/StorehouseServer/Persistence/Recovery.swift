@@ -218,6 +218,8 @@ enum Recovery {
                               forkedFrom: meta.forkedFrom, ttlSeconds: meta.ttlSeconds)
         // The clock goes on from the last action: it is durable, and a restart never resets it.
         session.lifetime.touch(updatedAt)
+        // The snapshot's size, so a big state's first full answer is encoded off the event loop too.
+        session.stateBytesEstimate.store(snapshot?.bytes.count ?? 0, ordering: .relaxed)
         session.restore(changes: changes, baseVersion: version, baseState: base, keptAlong: keptAlong,
                         updatedAt: updatedAt, idempotency: idempotency, replayedEffects: replayedEffects)
         return session

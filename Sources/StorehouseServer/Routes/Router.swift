@@ -69,7 +69,7 @@ final class Router: HTTPHandler {
     }
 
     private func handleOffLoop(_ exchange: Exchange, name: String) {
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
+        registry.context.offLoop.run { [self] in
             handleAdmitted(exchange, name: name, onLoop: false)
         }
     }
@@ -113,15 +113,24 @@ final class Router: HTTPHandler {
         case .importSession:
             importSession(exchange)
         case .session(let session, let endpoint):
-            switch endpoint {
-            case .read: exchange.send(JSONAnswer.ok(session.metadataJSON()))
-            case .delete: deleteSession(session, exchange)
-            case .readState: readState(session, exchange)
-            case .readLog: readLog(session, exchange)
-            case .postActions: postActions(session, exchange)
-            case .openEvents: openEvents(session, exchange)
-            case .export: exportSession(session, exchange)
+            // A request whose work is large, and any request behind one in its session's lane,
+            // runs in that lane off the event loop (`OffLoopPool`); the rest here.
+            if session.lane.mustQueue || onLoop && Self.isCostly(endpoint, exchange.request, on: session) {
+                return registry.context.offLoop.run(in: session.lane) { [self] in serve(endpoint, of: session, exchange) }
             }
+            serve(endpoint, of: session, exchange)
+        }
+    }
+
+    private func serve(_ endpoint: SessionEndpoint, of session: Session, _ exchange: Exchange) {
+        switch endpoint {
+        case .read: exchange.send(JSONAnswer.ok(session.metadataJSON()))
+        case .delete: deleteSession(session, exchange)
+        case .readState: readState(session, exchange)
+        case .readLog: readLog(session, exchange)
+        case .postActions: postActions(session, exchange)
+        case .openEvents: openEvents(session, exchange)
+        case .export: exportSession(session, exchange)
         }
     }
 

@@ -129,6 +129,11 @@ extension Session {
     /// Applies a request's actions (all or none) and calls `reply` exactly once with its answer:
     /// at once for a refusal or with the in-memory log, after the append completes otherwise.
     func submit(_ submission: ActionSubmission, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        // Requests moved off the event loop came first (a big batch): this one, from a loop or an
+        // effect, applies after them, and no thread waits on the lock while they run.
+        if lane.mustQueue {
+            return context.offLoop.run(in: lane) { [self] in submit(submission, reply: reply) }
+        }
         lock.lock()
         // Refused here, under the lock, and not only by the router: a client's action that passed
         // the router just before draining began could otherwise be applied after shutdown ended
@@ -188,6 +193,7 @@ extension Session {
             return reply(Problem(422, "empty-batch", "a batch must hold at least one action").response())
         }
         lastActionAt = records[records.count - 1].at
+        let weightBefore = bytesSinceJournalSnapshot
         for change in changes {
             let entry = ActionHistory.Entry(version: change.version, record: change.action, patch: change.patch)
             bytesSinceKeptState += entry.weight
@@ -202,6 +208,7 @@ extension Session {
                 keptInside = keptInside.dropFirst()
             }
         }
+        stateBytesEstimate.store(stateBytesEstimate.load(ordering: .relaxed) + bytesSinceJournalSnapshot - weightBefore, ordering: .relaxed)
         keepStateIfDueLocked(from: first, to: last)
         // The window is cut once these versions are durable (`publishLocked`): nothing past the
         // durable version can go before. Except at once when a state kept here pushed the window's
@@ -273,7 +280,7 @@ extension Session {
             // Encoded on another thread from the kept state (immutable, shared with the head), so
             // neither this session nor the journal's thread waits for a large state's bytes.
             let (log, id) = (context.log, id)
-            DispatchQueue.global(qos: .utility).async { [self] in
+            context.offLoop.run { [self] in
                 let bytes = SnapshotCoding.encode(version: snapshot.version, state: snapshot.state.encode(),
                                                   updatedAt: snapshot.updatedAt, idempotency: snapshot.idempotency)
                 journalSnapshotBytes.store(bytes.count, ordering: .relaxed)
