@@ -97,6 +97,27 @@ final class OffLoopTests: XCTestCase {
         XCTAssertEqual(try client.readResponse().text, #"{"version":1,"state":{"total":0}}"#)
     }
 
+    func testASessionWithRequestsOffTheLoopDoesNotHibernate() throws {
+        let fixture = try fixture()
+        let latch = Latch.install()
+        var released = false
+        defer { if !released { latch.release.signal() } }
+        let big = try fixture.createSession(#"{"kind":"latch"}"#)
+        let session = try XCTUnwrap(fixture.server.registry.lookup(big.id))
+        XCTAssertTrue(session.mayHibernate(idleSince: .max))
+        let client = try fixture.client()
+        try client.sendRequest("POST", "/sessions/\(big.id)/actions", headers: bearer(big.token), body: bigBatch)
+        XCTAssertEqual(latch.entered.wait(timeout: .now() + 10), .success)
+        // Unloaded now, the batch would apply to a session no longer served.
+        XCTAssertFalse(session.mayHibernate(idleSince: .max))
+        released = true
+        latch.release.signal()
+        XCTAssertEqual(try client.readResponse().status, 200)
+        let deadline = Date().addingTimeInterval(10)
+        while session.lane.isBusy, Date() < deadline { usleep(1_000) }  // the lane empties just after the answer
+        XCTAssertTrue(session.mayHibernate(idleSince: .max))
+    }
+
     private func waitForQueued(_ count: Int, in session: Session, file: StaticString = #filePath, line: UInt = #line) throws {
         // Polled with a deadline: the loop queues a request when it has read it.
         let deadline = Date().addingTimeInterval(10)

@@ -9,7 +9,8 @@ import StoreKinds
 /// a body, take a session's lock, apply one reducer, encode the answer — and an
 /// answer that must wait for the journal is sent once the loop commits its
 /// iteration's appends (`eventLoopWillWait`), or from the journal's thread
-/// once they are synced.
+/// once they are synced. Larger work (a big batch, a big state's encoding, a
+/// load) runs on the `OffLoopPool` and answers from there (`isCostly`).
 final class Router: HTTPHandler {
     let registry: SessionRegistry
     let metrics: Metrics
@@ -113,9 +114,10 @@ final class Router: HTTPHandler {
         case .importSession:
             importSession(exchange)
         case .session(let session, let endpoint):
-            // A request whose work is large, and any request behind one in its session's lane,
-            // runs in that lane off the event loop (`OffLoopPool`); the rest here.
-            if session.lane.mustQueue || onLoop && Self.isCostly(endpoint, exchange.request, on: session) {
+            // Off the event loop, a session's requests run in its lane (`OffLoopPool`), one at a
+            // time in arrival order: those whose work is large, those behind one, and those
+            // already off the loop (a session just loaded). The rest run here.
+            if !onLoop || session.lane.isBusy || Self.isCostly(endpoint, exchange.request, on: session) {
                 return registry.context.offLoop.run(in: session.lane) { [self] in serve(endpoint, of: session, exchange) }
             }
             serve(endpoint, of: session, exchange)
