@@ -302,14 +302,13 @@ extension Router {
     /// other connections would wait for it: a body past `offLoopBodyBytes` (reading and applying
     /// a batch), or an answer that encodes a state past `offLoopStateBytes` (a full POST answer,
     /// the head, a new subscriber's snapshot, an export). Decided from the head and what the
-    /// session last encoded, so a small request pays two comparisons.
-    static func isCostly(_ endpoint: SessionEndpoint, _ request: HTTPRequest, on session: Session) -> Bool {
-        let context = session.context
-        if request.body.count > context.offLoopBodyBytes { return true }
-        guard session.stateBytesEstimate.load(ordering: .relaxed) > context.offLoopStateBytes
-                || session.journalSnapshotBytes.load(ordering: .relaxed) > context.offLoopStateBytes else { return false }
+    /// session last encoded, so a small request pays three comparisons.
+    func isCostly(_ endpoint: SessionEndpoint, _ request: HTTPRequest, on session: Session) -> Bool {
+        if request.body.count > offLoopBodyBytes { return true }
+        guard session.stateBytesEstimate.load(ordering: .relaxed) > offLoopStateBytes
+                || session.journalSnapshotBytes.load(ordering: .relaxed) > offLoopStateBytes else { return false }
         switch endpoint {
-        case .postActions: return !prefersMinimal(request)
+        case .postActions: return !Self.prefersMinimal(request)
         // `?version=` replays off the loop by itself; `?path=` alone encodes one value.
         case .readState: return request.query == nil || !request.queryItems().contains { $0.name == "version" || $0.name == "path" }
         case .openEvents, .export: return true

@@ -20,6 +20,10 @@ final class Router: HTTPHandler {
     /// The operator's token and who may create sessions (`--admin-token`, `--create-sessions`).
     let access: AccessPolicy
     let inspector: Inspector
+    /// `SessionContext`'s bounds of what runs on an event loop, copied here: `isCostly` reads
+    /// them on every session request without copying the context (a struct of references).
+    let offLoopBodyBytes: Int
+    let offLoopStateBytes: Int
 
     init(registry: SessionRegistry, metrics: Metrics, accessLog: AccessLog, readiness: Readiness, access: AccessPolicy = AccessPolicy()) {
         self.registry = registry
@@ -29,6 +33,8 @@ final class Router: HTTPHandler {
         self.access = access
         kindsBody = Router.encodeKinds(registry.context.kinds, environment: registry.context.effectEnvironment)
         inspector = Inspector(kindsBody: kindsBody)
+        offLoopBodyBytes = registry.context.offLoopBodyBytes
+        offLoopStateBytes = registry.context.offLoopStateBytes
     }
 
     /// The loop's appends of this iteration go to the journal as one group.
@@ -117,7 +123,7 @@ final class Router: HTTPHandler {
             // Off the event loop, a session's requests run in its lane (`OffLoopPool`), one at a
             // time in arrival order: those whose work is large, those behind one, and those
             // already off the loop (a session just loaded). The rest run here.
-            if !onLoop || session.lane.isBusy || Self.isCostly(endpoint, exchange.request, on: session) {
+            if !onLoop || session.lane.isBusy || isCostly(endpoint, exchange.request, on: session) {
                 return registry.context.offLoop.run(in: session.lane) { [self] in serve(endpoint, of: session, exchange) }
             }
             serve(endpoint, of: session, exchange)
