@@ -18,16 +18,24 @@ final class OffLoopTests: XCTestCase {
     private let bigBatch = "[" + ((0..<50).map { _ in #"{"type":"latch/add","payload":1}"# } + [#"{"type":"latch/hold"}"#]
         + (0..<50).map { _ in #"{"type":"latch/add","payload":1}"# }).joined(separator: ",") + "]"
 
+    /// A `latch` session whose big batch (sent by `client` with `headers`) is inside its reducer.
+    private func holdBigBatch(_ fixture: ServerFixture, _ latch: Latch, headers: [String: String] = [:])
+        throws -> (id: String, token: String, session: Session, client: TestClient) {
+        let (id, token) = try fixture.createSession(#"{"kind":"latch"}"#)
+        let session = try XCTUnwrap(fixture.server.registry.lookup(id))
+        let client = try fixture.client()
+        try client.sendRequest("POST", "/sessions/\(id)/actions", headers: bearer(token).merging(headers) { $1 }, body: bigBatch)
+        XCTAssertEqual(latch.entered.wait(timeout: .now() + 10), .success, "the batch's reducer never ran")
+        return (id, token, session, client)
+    }
+
     func testABigBatchHeldInItsReducerDoesNotHoldUpAnotherSessionOnTheSameLoop() throws {
         let fixture = try fixture()
         let latch = Latch.install()
         var released = false
         defer { if !released { latch.release.signal() } }
-        let big = try fixture.createSession(#"{"kind":"latch"}"#)
         let neighbour = try fixture.createSession(#"{"kind":"counter"}"#)
-        let bigClient = try fixture.client()
-        try bigClient.sendRequest("POST", "/sessions/\(big.id)/actions", headers: bearer(big.token), body: bigBatch)
-        XCTAssertEqual(latch.entered.wait(timeout: .now() + 10), .success, "the batch's reducer never ran")
+        let (_, _, _, bigClient) = try holdBigBatch(fixture, latch)
 
         // The batch is inside its reducer; the one event loop still answers the other session.
         let client = try fixture.client()
@@ -52,12 +60,9 @@ final class OffLoopTests: XCTestCase {
         let latch = Latch.install()
         var released = false
         defer { if !released { latch.release.signal() } }
-        let big = try fixture.createSession(#"{"kind":"latch"}"#)
-        let session = try XCTUnwrap(fixture.server.registry.lookup(big.id))
-        let keyed = bearer(big.token).merging(["Idempotency-Key": "batch-1"]) { $1 }
-        let batchClient = try fixture.client()
-        try batchClient.sendRequest("POST", "/sessions/\(big.id)/actions", headers: keyed, body: bigBatch)
-        XCTAssertEqual(latch.entered.wait(timeout: .now() + 10), .success, "the batch's reducer never ran")
+        let (id, token, session, batchClient) = try holdBigBatch(fixture, latch, headers: ["Idempotency-Key": "batch-1"])
+        let big = (id: id, token: token)
+        let keyed = bearer(token).merging(["Idempotency-Key": "batch-1"]) { $1 }
 
         // Small requests to the same session, sent while the batch applies: each queues behind it.
         let small = try fixture.client(), repeated = try fixture.client(), reader = try fixture.client()
@@ -102,12 +107,7 @@ final class OffLoopTests: XCTestCase {
         let latch = Latch.install()
         var released = false
         defer { if !released { latch.release.signal() } }
-        let big = try fixture.createSession(#"{"kind":"latch"}"#)
-        let session = try XCTUnwrap(fixture.server.registry.lookup(big.id))
-        XCTAssertTrue(session.mayHibernate(idleSince: .max))
-        let client = try fixture.client()
-        try client.sendRequest("POST", "/sessions/\(big.id)/actions", headers: bearer(big.token), body: bigBatch)
-        XCTAssertEqual(latch.entered.wait(timeout: .now() + 10), .success)
+        let (_, _, session, client) = try holdBigBatch(fixture, latch)
         // Unloaded now, the batch would apply to a session no longer served.
         XCTAssertFalse(session.mayHibernate(idleSince: .max))
         released = true

@@ -3,16 +3,7 @@ import Foundation
 import StoreCore
 
 /// A kind whose `latch/hold` blocks its reducer until the test releases it: a batch whose work
-/// lasts as long as a test needs, without timing anything.
-struct LatchState: StoreState, PatchDiffable, Equatable {
-    var total = 0
-    static var initial: LatchState { LatchState() }
-    init() {}
-    init(json: JSONValue, path: String) throws(StateDecodingError) { total = try json.decodeMember("total", at: path) }
-    func writeJSON(to w: inout JSONWriter) { w.beginObject(); w.key("total"); w.write(total); w.endObject() }
-    func diff(from old: LatchState, at path: String, into patch: inout PatchWriter) { patch.field(total, old.total, path, "/total") }
-}
-
+/// lasts as long as a test needs, without timing anything. Its state is `Tally`'s.
 enum LatchAction: StoreAction, Equatable {
     case add(Int)
     case hold
@@ -56,7 +47,7 @@ private final class LockedLatch: @unchecked Sendable {  // `latch` is guarded by
     func get() -> Latch? { lock.withLock { latch } }
 }
 
-let latchReducer = Reducer<LatchState, LatchAction> { state, action, _ throws(Rejection) in
+let latchReducer = Reducer<Tally, LatchAction> { state, action, _ throws(Rejection) in
     switch action {
     case .add(let n): state.total += n
     case .hold: Latch.hold()
