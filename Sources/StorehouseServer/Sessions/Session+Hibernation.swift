@@ -17,7 +17,7 @@ extension Session {
         lock.withLock {
             guard !deleted, !damaged, store.version == expectedVersion, durableVersion == expectedVersion,
                   publishedVersion == expectedVersion, durability.appendsInFlight == 0, pendingOutputs.isEmpty, !publishScheduled,
-                  subscribers.isEmpty, machine.parked.isEmpty, waitingRepeats.isEmpty, streamsEndingWhenSettled.isEmpty,
+                  subscribers.isEmpty, machine.subscribers.isEmpty, machine.parked.isEmpty, waitingRepeats.isEmpty,
                   replayedEffects.isEmpty, effectsRunning.load(ordering: .relaxed) == 0,
                   // Requests queued off the event loop hold it too: they apply to this object.
                   !lane.isBusy else { return nil }
