@@ -227,6 +227,8 @@ enum Recovery {
         // The clock goes on from the last action or the last request before the restart, whichever
         // came later: both are on disk, and a restart never resets the clock.
         session.lifetime.touch(updatedAt)
+        // The snapshot's size, so a big state's first full answer is encoded off the event loop too.
+        session.stateBytesEstimate.store(snapshot?.bytes.count ?? 0, ordering: .relaxed)
         if let recorded = context.expiryClocks?.recorded(meta.id) { session.lifetime.restore(recorded: recorded) }
         session.restore(changes: changes, baseVersion: version, baseState: base, keptAlong: keptAlong,
                         updatedAt: updatedAt, idempotency: idempotency, replayedEffects: replayedEffects)

@@ -10,7 +10,8 @@ import StoreKinds
 /// a body, take a session's lock, apply one reducer, encode the answer — and an
 /// answer that must wait for the journal is sent once the loop commits its
 /// iteration's appends (`eventLoopWillWait`), or from the journal's thread
-/// once they are synced.
+/// once they are synced. Larger work (a big batch, a big state's encoding, a
+/// load) runs on the `OffLoopPool` and answers from there (`isCostly`).
 final class Router: HTTPHandler {
     let registry: SessionRegistry
     let metrics: Metrics
@@ -20,6 +21,10 @@ final class Router: HTTPHandler {
     /// The operator's token and who may create sessions (`--admin-token`, `--create-sessions`).
     let access: AccessPolicy
     let inspector: Inspector
+    /// `SessionContext`'s bounds of what runs on an event loop, copied here: `isCostly` reads
+    /// them on every session request without copying the context (a struct of references).
+    let offLoopBodyBytes: Int
+    let offLoopStateBytes: Int
 
     init(registry: SessionRegistry, metrics: Metrics, accessLog: AccessLog, readiness: Readiness, access: AccessPolicy = AccessPolicy()) {
         self.registry = registry
@@ -29,6 +34,8 @@ final class Router: HTTPHandler {
         self.access = access
         kindsBody = Router.encodeKinds(registry.context.kinds, environment: registry.context.effectEnvironment)
         inspector = Inspector(kindsBody: kindsBody)
+        offLoopBodyBytes = registry.context.offLoopBodyBytes
+        offLoopStateBytes = registry.context.offLoopStateBytes
     }
 
     /// The loop's appends of this iteration go to the journal as one group.
@@ -70,7 +77,7 @@ final class Router: HTTPHandler {
     }
 
     private func handleOffLoop(_ exchange: Exchange, name: String) {
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
+        registry.context.offLoop.run { [self] in
             handleAdmitted(exchange, name: name, onLoop: false)
         }
     }
@@ -114,15 +121,25 @@ final class Router: HTTPHandler {
         case .importSession:
             importSession(exchange)
         case .session(let session, let endpoint):
-            switch endpoint {
-            case .read: exchange.send(JSONAnswer.ok(session.metadataJSON()))
-            case .delete: deleteSession(session, exchange)
-            case .readState: readState(session, exchange)
-            case .readLog: readLog(session, exchange)
-            case .postActions: postActions(session, exchange)
-            case .openEvents: openEvents(session, exchange)
-            case .export: exportSession(session, exchange)
+            // Off the event loop, a session's requests run in its lane (`OffLoopPool`), one at a
+            // time in arrival order: those whose work is large, those behind one, and those
+            // already off the loop (a session just loaded). The rest run here.
+            if !onLoop || session.lane.isBusy || isCostly(endpoint, exchange.request, on: session) {
+                return registry.context.offLoop.run(in: session.lane) { [self] in serve(endpoint, of: session, exchange) }
             }
+            serve(endpoint, of: session, exchange)
+        }
+    }
+
+    private func serve(_ endpoint: SessionEndpoint, of session: Session, _ exchange: Exchange) {
+        switch endpoint {
+        case .read: exchange.send(JSONAnswer.ok(session.metadataJSON()))
+        case .delete: deleteSession(session, exchange)
+        case .readState: readState(session, exchange)
+        case .readLog: readLog(session, exchange)
+        case .postActions: postActions(session, exchange)
+        case .openEvents: openEvents(session, exchange)
+        case .export: exportSession(session, exchange)
         }
     }
 

@@ -129,6 +129,11 @@ extension Session {
     /// Applies a request's actions (all or none) and calls `reply` exactly once with its answer:
     /// at once for a refusal or with the in-memory log, after the append completes otherwise.
     func submit(_ submission: ActionSubmission, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        // Requests moved off the event loop came first (a big batch): this one, from a loop or an
+        // effect, applies after them, and no thread waits on the lock while they run.
+        if lane.mustQueue {
+            return context.offLoop.run(in: lane) { [self] in submit(submission, reply: reply) }
+        }
         lock.lock()
         // Refused here, under the lock, and not only by the router: a client's action that passed
         // the router just before draining began could otherwise be applied after shutdown ended
@@ -209,6 +214,7 @@ extension Session {
                 keptInside = keptInside.dropFirst()
             }
         }
+        stateBytesEstimate.store(stateBytesEstimate.load(ordering: .relaxed) + weight, ordering: .relaxed)
         keepStateIfDueLocked(from: first, to: last)
         // The window is cut once these versions are durable (`publishLocked`): nothing past the
         // durable version can go before. Except at once when a state kept here pushed the window's
@@ -421,13 +427,13 @@ extension Session {
     }
 
     /// Hands the journal a snapshot of the kept state at `version` (the machine's `.writeSnapshot`):
-    /// the journal drops the records it covers. Encoded on another thread from the kept state
+    /// the journal drops the records it covers. Encoded on the off-loop pool from the kept state
     /// (immutable, shared with the head), so neither this session nor the journal's thread waits
     /// for a large state's bytes.
     func writeSnapshotLocked(at version: Int) {
         guard let base = keptStates.nearest(atOrBefore: version), base.version == version else { return }
         let (log, id, state, updatedAt, idempotency) = (context.log, id, base.state, updatedAt, machine.ledger)
-        DispatchQueue.global(qos: .utility).async { [self] in
+        context.offLoop.run { [self] in
             let bytes = SnapshotCoding.encode(version: version, state: state.encode(), updatedAt: updatedAt, idempotency: idempotency)
             journalSnapshotBytes.store(bytes.count, ordering: .relaxed)
             log.snapshot(sessionID: id, version: version, bytes: bytes)

@@ -107,6 +107,14 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// The weight of the changes since the newest kept state (`changeWeight`): roughly what a
     /// state kept now holds that the one before it does not, its weight in `keptStates`.
     var changeBytesSinceKeptState = 0
+    /// The session's requests moved off the event loop, in order; while it holds any, the
+    /// session's next requests queue behind them (`Router.handleAdmitted`, `submit`).
+    let lane = OffLoopLane()
+    /// About how many bytes the state encodes to: its last encoding's size plus the weight of
+    /// the actions since (an overestimate until the next encoding), readable without the lock,
+    /// so the router sends a request that would encode a big state off the event loop. Written
+    /// under `lock`.
+    let stateBytesEstimate = Atomic<Int>(0)
     /// What this session is charged for in the memory budget (`Session+MemoryBudget.swift`).
     var budgetCharged = 0
     /// Unsent bytes of this session's event streams at the last heartbeat's settlement: a write
@@ -207,6 +215,7 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         }
         let fresh = CachedHead(version: version, response: response, stateRange: stateRange)
         cachedState = fresh
+        stateBytesEstimate.store(stateRange.count, ordering: .relaxed)
         return fresh
     }
 
