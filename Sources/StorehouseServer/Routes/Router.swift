@@ -68,8 +68,9 @@ final class Router: HTTPHandler {
         handleAdmitted(exchange, name: name, onLoop: true)
     }
 
+    /// On the loader queue the session id picks: a burst of loads holds its few threads only.
     private func handleOffLoop(_ exchange: Exchange, name: String) {
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
+        registry.loader.run(for: name) { [self] in
             handleAdmitted(exchange, name: name, onLoop: false)
         }
     }
