@@ -29,6 +29,7 @@ import os
 import re
 import secrets
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -55,7 +56,7 @@ end
 """
 
 ACTIVE_LUA = """
-local threads, index = 0, 0
+local threads = 0
 function setup(thread)
   thread:set("index", threads)
   threads = threads + 1
@@ -143,13 +144,13 @@ def stop(process):
         process.kill()
 
 
-def wait_until(port, name, predicate, timeout=1800):
+def wait_until(port, name, predicate, timeout=1800, poll=0.2):
     deadline = time.time() + timeout
     while time.time() < deadline:
         value = metric(port, name)
         if predicate(value):
             return value
-        time.sleep(0.2)
+        time.sleep(poll)
     raise SystemExit(f"bench-hibernation: {name} did not settle in {timeout} s")
 
 
@@ -194,12 +195,14 @@ def main():
     load = None
     try:
         empty = rss_mib(process.pid)
-        # Seed: each wrk thread stops at its share; a few more may be in flight on its connections.
+        # Seed: wrk creates sessions until the server holds N, then is stopped (SIGINT: it reports).
         started = time.time()
         seeding = wrk(scripts, "create.lua", CREATE_LUA, port, 64, 3600, {"QUOTA": str((args.sessions + 1) // 2)})
+        total = wait_until(port, "storehouse_sessions", lambda v: v >= args.sessions, poll=0.05)
+        seeded = time.time() - started
+        seeding.send_signal(signal.SIGINT)
         out, _ = seeding.communicate()
         requests, non2xx, errors = wrk_counts(out)
-        seeded = time.time() - started
         last_created = time.time()
         total = metric(port, "storehouse_sessions")
         print(f"seed: {total} sessions created in {seeded:.1f} s ({total / seeded:,.0f}/s; {non2xx} refused, {errors} errors)")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 @testable import Journal
 
@@ -60,5 +61,31 @@ final class ParkingTests: XCTestCase {
         XCTAssertEqual(j.park(sessions: ["a"]), [nil], "under never, a write is on disk only after a flush")
         j.flush()
         XCTAssertNotNil(j.park(sessions: ["a"])[0])
+    }
+
+    func testRecoveryParksWhatTheCallerTakesAndOpensTheRest() throws {
+        let dir = makeTempDirectory(self)
+        do {
+            let j = try openJournal(dir, fsync: .always, sessions: ["a", "b"], meta: bytes("m"))
+            XCTAssertNoThrow(try appendSync(j, "a", [(1, "a1"), (2, "a2")]).get())
+            XCTAssertNoThrow(try appendSync(j, "b", [(1, "b1")]).get())
+            j.close()
+        }
+        let j = try Journal(directory: dir, fsync: .always)
+        defer { j.close() }
+        let notes = Mutex<[String: ParkedSession]>([:])
+        _ = j.recover(expecting: { XCTAssertEqual($0, 2) }, parking: { session, parked in
+            guard session.id == "a", let parked else { return false }
+            notes.withLock { $0["a"] = parked }
+            return true
+        })
+        XCTAssertEqual(j.statistics().sessions, 1, "the writer opened b alone")
+        guard case .failure(.unknownSession) = appendSync(j, "a", [(3, "a3")]) else { return XCTFail("a is parked") }
+        XCTAssertNoThrow(try appendSync(j, "b", [(2, "b2")]).get())
+        guard let note = notes.withLock({ $0["a"] }), case .success(let a) = j.readSession(id: "a", parked: note) else {
+            return XCTFail("a reads back from its note")
+        }
+        XCTAssertEqual(a.records.map(\.version), [1, 2])
+        XCTAssertNoThrow(try appendSync(j, "a", [(3, "a3")]).get())
     }
 }

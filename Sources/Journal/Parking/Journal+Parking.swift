@@ -41,7 +41,7 @@ extension Journal {
         switch reader.recover(files) {
         case .recovered(let s, let f, _): (session, found) = (s, f)
         case .failed(_, let reason, _): return .failure(.sessionFailed(id, reason: reason))
-        case .discarded, .handedOn: return .failure(.unknownSession(id))
+        case .discarded, .handedOn, .parked: return .failure(.unknownSession(id))
         }
         let opened = Mutex(false)
         let done = DispatchSemaphore(value: 0)

@@ -76,4 +76,12 @@ struct RecoveredFiles: Sendable {
     var lastSegmentAllocated: Int
     var lastVersion: Int?
     var failure: String?
+
+    /// The note a caller keeps to read the session back without the writer opening it (nil when
+    /// it failed or its segment numbers do not fit one).
+    var parked: ParkedSession? {
+        guard failure == nil, let first = segments.first?.seq, let last = segments.last?.seq,
+              let firstSegment = UInt32(exactly: first), let lastSegment = UInt32(exactly: last) else { return nil }
+        return ParkedSession(firstSegment: firstSegment, lastSegment: lastSegment)
+    }
 }

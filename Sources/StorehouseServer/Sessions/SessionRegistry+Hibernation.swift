@@ -146,31 +146,15 @@ extension SessionRegistry {
         if unloadedAny { context.memoryBudget.returnFreedMemory() }
     }
 
-    /// Registers sessions recovery found idle, as hibernated: listed, counted, loaded on request.
-    func adoptHibernated(_ summaries: [SessionSummary]) {
-        guard !summaries.isEmpty else { return }
-        var rejected: [SessionSummary] = []
-        let parking = DispatchGroup()
-        let adopted = sessions.withLock { table -> [(id: String, parking: DispatchGroup)] in
-            var adopted: [(id: String, parking: DispatchGroup)] = []
-            adopted.reserveCapacity(summaries.count)
-            for summary in summaries where !table.has(summary.id) {
-                guard table.hibernated.insert(summary, parked: nil) else {
-                    rejected.append(summary)
-                    continue
-                }
-                table.order.insert(summary.id)
-                parking.enter()
-                table.loading[summary.id] = parking
-                adopted.append((summary.id, parking))
-            }
-            return adopted
+    /// Registers a session recovery found idle, as hibernated (listed, counted, loaded on request),
+    /// with the journal's note of its files; false when it is not taken (its id is in use, or does
+    /// not fit a record): recovery then rebuilds it.
+    func adoptHibernated(_ summary: SessionSummary, parked: ParkedSession) -> Bool {
+        sessions.withLock { table in
+            guard !table.has(summary.id), table.hibernated.insert(summary, parked: parked) else { return false }
+            table.order.insert(summary.id)
+            return true
         }
-        // An id no record holds (longer than 64 bytes) is registered resident instead.
-        for summary in rejected {
-            if let session = load(summary, parked: nil) { adopt(session) }
-        }
-        park(adopted)
     }
 
     /// Drops the journal's state of sessions that left memory, a batch at a time (each batch is
