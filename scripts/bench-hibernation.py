@@ -247,6 +247,7 @@ def main():
         wait_until(port, "storehouse_sessions_resident", lambda v: v >= len(active), timeout=args.load_seconds)
 
         # First requests to hibernated sessions (a load each) against second ones, interleaved.
+        client = Client(port)
         first, second = [], []
         for id in rest[:: max(1, len(rest) // args.samples)][:args.samples]:
             t0 = time.perf_counter()
@@ -260,7 +261,7 @@ def main():
         added = sorted(a - b for a, b in zip(first, second))
         print(f"latency, under the load: first GET of a hibernated session median {statistics.median(first):.2f} ms, "
               f"p99 {percentile(first, 0.99):.2f} ms; resident GET median {statistics.median(second):.2f} ms, "
-              f"p99 {percentile(second, 0.99):.2f} ms; added by the load: median {statistics.median(added):.2f} ms, "
+              f"p99 {percentile(second, 0.99):.2f} ms; added by loading: median {statistics.median(added):.2f} ms, "
               f"p99 {percentile(added, 0.99):.2f} ms ({len(first)} samples)")
         time.sleep(2)
         resident = metric(port, "storehouse_sessions_resident")
