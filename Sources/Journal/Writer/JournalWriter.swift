@@ -374,16 +374,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                 counters.syncCalls += 1
                 let onDisk = (try? disk.syncFilesystem(dirFD)) != nil
                 for f in found where sessions[f.id] == nil {
-                    let s = SessionState(id: f.id, meta: f.meta, segments: f.segments.map { .init(seq: $0.seq, maxVersion: $0.maxVersion) },
-                                         size: f.lastSegmentSize, lastVersion: f.lastVersion)
-                    s.allocated = max(f.lastSegmentSize, f.lastSegmentAllocated)
-                    s.hasSnapshot = f.hasSnapshot
-                    s.snapshotVersion = f.snapshotVersion
-                    s.failure = f.failure
                     // Not on disk: claims would cover what recovery read, so none is made in that segment.
-                    s.syncedSize = onDisk ? f.lastSegmentSize : 0
-                    s.claimsFrozen = !onDisk
-                    sessions[f.id] = s
+                    sessions[f.id] = SessionState(f, onDisk: onDisk)
                 }
                 completions.append(.signal(done))
 
@@ -411,14 +403,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                     completions.append(.signal({ done(false) }))
                     continue
                 }
-                let s = SessionState(id: f.id, meta: f.meta, segments: f.segments.map { .init(seq: $0.seq, maxVersion: $0.maxVersion) },
-                                     size: f.lastSegmentSize, lastVersion: f.lastVersion)
-                s.allocated = max(f.lastSegmentSize, f.lastSegmentAllocated)
-                s.hasSnapshot = f.hasSnapshot
-                s.snapshotVersion = f.snapshotVersion
                 // Parked only once a sync covered every write: what was read is on disk.
-                s.syncedSize = f.lastSegmentSize
-                sessions[f.id] = s
+                sessions[f.id] = SessionState(f, onDisk: true)
                 completions.append(.signal({ done(true) }))
 
             case .deleteParked(let id, let segments, let done):
