@@ -117,8 +117,10 @@ struct HibernatedSessions {
         let forkedFrom: ForkOrigin?
 
         func appendMetadataJSON(to out: inout [UInt8]) {
-            SessionSummary.appendMetadataJSON(
-                id: id.string, kind: kind, version: Int(record.version), createdAt: record.createdAt, updatedAt: record.updatedAt,
+            out.append(contentsOf: #"{"id":""#.utf8)
+            id.append(to: &out)
+            SessionSummary.appendMembersAfterID(
+                kind: kind, version: Int(record.version), createdAt: record.createdAt, updatedAt: record.updatedAt,
                 expiresAt: record.ttlSeconds > 0 ? record.lastActivity + Int64(record.ttlSeconds) * 1_000 : nil, subscribers: 0,
                 resident: false, forkedFrom: forkedFrom, to: &out)
         }

@@ -27,13 +27,24 @@ struct PackedSessionID: Hashable, Comparable, Sendable {
     var string: String {
         String(unsafeUninitializedCapacity: 64) { buffer in
             var count = 0
-            for index in 0..<64 {
-                let byte = UInt8(truncatingIfNeeded: words[index >> 3] >> (56 - 8 * UInt64(index & 7)))
-                if byte == 0 { break }
+            forEachByte { byte in
                 buffer[count] = byte
                 count += 1
             }
             return count
+        }
+    }
+
+    /// Appends the id's bytes to `out` (a listing page), making no string.
+    func append(to out: inout [UInt8]) {
+        forEachByte { out.append($0) }
+    }
+
+    private func forEachByte(_ body: (UInt8) -> Void) {
+        for index in 0..<64 {
+            let byte = UInt8(truncatingIfNeeded: words[index >> 3] >> (56 - 8 * UInt64(index & 7)))
+            if byte == 0 { return }
+            body(byte)
         }
     }
 

@@ -41,6 +41,13 @@ struct SessionSummary: Sendable {
                                    subscribers: Int, resident: Bool, forkedFrom: ForkOrigin?, to out: inout [UInt8]) {
         out.append(contentsOf: #"{"id":""#.utf8)
         out.append(contentsOf: id.utf8)
+        appendMembersAfterID(kind: kind, version: version, createdAt: createdAt, updatedAt: updatedAt, expiresAt: expiresAt,
+                           subscribers: subscribers, resident: resident, forkedFrom: forkedFrom, to: &out)
+    }
+
+    /// The same, once the caller wrote `{"id":"` and the id (a packed id writes its own bytes).
+    static func appendMembersAfterID(kind: String, version: Int, createdAt: Int64, updatedAt: Int64, expiresAt: Int64?,
+                                     subscribers: Int, resident: Bool, forkedFrom: ForkOrigin?, to out: inout [UInt8]) {
         out.append(contentsOf: #"","kind":""#.utf8)
         out.append(contentsOf: kind.utf8)
         out.append(contentsOf: #"","version":"#.utf8)
