@@ -115,6 +115,13 @@ def metric(port, name):
     raise SystemExit(f"bench-hibernation: no metric {name}")
 
 
+def cpu_seconds(pid):
+    """User plus system CPU time of process `pid` (/proc/PID/stat, fields 14 and 15)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def rss_mib(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -217,7 +224,7 @@ def main():
         # Listing, page by page, from the records alone.
         loads = metric(port, "storehouse_session_loads_total")
         client, ids, cursor, pages = Client(port), [], None, 0
-        started = time.perf_counter()
+        started, server_cpu, client_cpu = time.perf_counter(), cpu_seconds(process.pid), time.process_time()
         while True:
             status, body = client.request("GET", "/sessions?limit=1000" + (f"&cursor={cursor}" if cursor else ""), token=admin)
             assert status == 200, body[:200]
@@ -230,9 +237,11 @@ def main():
                 break
             cursor = cursor.decode()
         listed = time.perf_counter() - started
+        server_cpu, client_cpu = cpu_seconds(process.pid) - server_cpu, time.process_time() - client_cpu
         assert len(ids) == total and ids == sorted(ids), (len(ids), total)
         print(f"listing: {len(ids)} sessions in {pages} pages in {listed:.2f} s ({listed / pages * 1e3:.2f} ms a page), "
-              f"{metric(port, 'storehouse_session_loads_total') - loads} loads")
+              f"{metric(port, 'storehouse_session_loads_total') - loads} loads; CPU: server {server_cpu:.2f} s "
+              f"({server_cpu / pages * 1e3:.2f} ms a page), client {client_cpu:.2f} s")
 
         # Restart past the window: every session registered hibernated.
         stop(process)
