@@ -100,7 +100,7 @@ enum Recovery {
             version = last.version
             updatedAt = decoded.0.at
         } else if let snapshot = item.snapshot {
-            guard let decoded = try? SnapshotCoding.decode(snapshot.bytes) else { return nil }
+            guard let decoded = try? SnapshotCoding.decode(snapshot.bytes, state: { (r) throws(StateDecodingError) in try r.skipValue() }) else { return nil }
             version = decoded.version
             updatedAt = decoded.updatedAt
         } else {
@@ -109,6 +109,7 @@ enum Recovery {
         }
         let lifetime = SessionLifetime(ttlSeconds: meta.ttlSeconds, lastActivity: meta.createdAt)
         lifetime.touch(updatedAt)
+        if let recorded = context.expiryClocks?.recorded(meta.id) { lifetime.restore(recorded: recorded) }
         return SessionSummary(id: meta.id, kind: kind, tokenHash: meta.tokenHash, version: version, createdAt: meta.createdAt,
                               updatedAt: max(updatedAt, meta.createdAt), lifetime: lifetime, forkedFrom: meta.forkedFrom)
     }
@@ -141,7 +142,7 @@ enum Recovery {
     static func rebuild(meta: SnapshotCoding.Meta, snapshot: (version: Int, bytes: [UInt8])?, records journaled: [(version: Int, bytes: [UInt8])],
                         context: SessionContext) throws -> Session {
         guard let kind = context.kinds.kind(named: meta.kind) else { throw RecoveryError(description: "unknown kind \(meta.kind)") }
-        var state: JSONValue? = meta.state
+        var snapshotState: SharedState?
         var version = 0
         var updatedAt = meta.createdAt
         var idempotency = IdempotencyCache(answerBudget: context.idempotencyAnswerBudget)
@@ -156,13 +157,19 @@ enum Recovery {
                 throw RecoveryError(description: "the import's \(imported.count) actions after version \(version) do not reach its version \(base.version)")
             }
         } else if let snapshot {
-            let decoded = try SnapshotCoding.decode(snapshot.bytes)
-            state = decoded.state
+            // Straight from the bytes into the kind's state: no `JSONValue` of a big state.
+            let decoded = try SnapshotCoding.decode(snapshot.bytes) { (r) throws(StateDecodingError) in try kind.readState(from: &r) }
+            snapshotState = decoded.state
             version = decoded.version
             updatedAt = decoded.updatedAt
             for (key, entry) in decoded.idempotency { idempotency.insert(key, entry) }
         }
-        let store = try kind.makeStore(state: state, version: version, environment: context.effectEnvironment)
+        let store: any AnyStore
+        if let snapshotState {
+            store = try kind.makeStore(shared: snapshotState, version: version, environment: context.effectEnvironment)
+        } else {
+            store = try kind.makeStore(state: meta.state, version: version, environment: context.effectEnvironment)
+        }
         // The state replay starts from, kept as it is (O(1)) before the records change the store.
         let base = store.sharedState()
         // The newest job of each name that the replay starts from or goes through: what an
@@ -171,8 +178,9 @@ enum Recovery {
         // snapshot) keeps the base's inputs unless a replayed action started it again.
         var replayedEffects: [String: PendingEffect] = [:]
         for effect in store.interruptedEffects() { if let id = effect.id { replayedEffects[id] = effect } }
+        // The import's own array when nothing follows it (an import being built): not copied.
         var records: [ActionRecord] = imported
-        records.reserveCapacity(imported.count + journaled.count)
+        if !journaled.isEmpty { records.reserveCapacity(imported.count + journaled.count) }
         // The keys the records set, in the order they were set live (the cache evicts by it): the
         // refusals a record carries were kept before its request's mark. A refusal two appends in
         // flight both carried, or a snapshot and a record, is the same entry: it keeps its first place.
@@ -222,8 +230,10 @@ enum Recovery {
         }
         let session = Session(id: meta.id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context,
                               forkedFrom: meta.forkedFrom, ttlSeconds: meta.ttlSeconds)
-        // The clock goes on from the last action: it is durable, and a restart never resets it.
+        // The clock goes on from the last action or the last request before the restart, whichever
+        // came later: both are on disk, and a restart never resets the clock.
         session.lifetime.touch(updatedAt)
+        if let recorded = context.expiryClocks?.recorded(meta.id) { session.lifetime.restore(recorded: recorded) }
         session.restore(changes: changes, baseVersion: version, baseState: base, keptAlong: keptAlong,
                         updatedAt: updatedAt, idempotency: idempotency, replayedEffects: replayedEffects)
         return session

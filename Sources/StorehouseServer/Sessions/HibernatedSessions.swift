@@ -102,6 +102,12 @@ struct HibernatedSessions {
         return records.compactMap { id, record in record.expired(at: now) ? (id.string, record.isParked ? record.parked : nil) : nil }
     }
 
+    /// The expiry clock of each session with a `ttlSeconds` (`ExpiryClocks` rewrites its file from them).
+    func clocks() -> [(id: String, millis: Int64)] {
+        guard withTTL > 0 else { return [] }
+        return records.compactMap { id, record in record.ttlSeconds > 0 ? (id.string, record.lastActivity) : nil }
+    }
+
     /// A listed session, from its record: its metadata without a `SessionSummary`.
     func listed(_ id: PackedSessionID) -> Listed? {
         records[id].map { Listed(id: id, record: $0, kind: kinds[Int($0.kind)].name, forkedFrom: $0.forked ? forks[id] : nil) }

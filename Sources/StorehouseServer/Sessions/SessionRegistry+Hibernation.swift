@@ -119,6 +119,7 @@ extension SessionRegistry {
         guard !candidates.isEmpty else { return }
         context.log.flush()
         var unloaded: [(id: String, parking: DispatchGroup)] = []
+        var left: [SessionSummary] = []
         for (session, version) in candidates {
             guard let summary = session.hibernationSummary(expectedVersion: version) else { continue }
             let parking = DispatchGroup()
@@ -138,7 +139,9 @@ extension SessionRegistry {
             context.memoryBudget.sessions.subtract(1, ordering: .relaxed)
             context.metrics.recordHibernation()
             unloaded.append((session.id, parking))
+            left.append(summary)
         }
+        recordExpiryClocks(ofHibernated: left, at: now)
         let unloadedAny = !unloaded.isEmpty
         park(unloaded)
         // What the unloaded sessions held goes back to the kernel, so the resident size follows
