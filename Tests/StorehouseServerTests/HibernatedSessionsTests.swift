@@ -48,6 +48,12 @@ final class HibernatedSessionsTests: XCTestCase {
         XCTAssertTrue(table.contains("s1"))
     }
 
+    func testARecordIsEightyBytesAndItsKeySixtyFour() {
+        XCTAssertEqual(MemoryLayout<HibernatedSessions.Record>.stride, 80)
+        XCTAssertEqual(MemoryLayout<PackedSessionID>.stride, 64)
+        XCTAssertEqual(MemoryLayout<ParkedSession>.stride, 8)
+    }
+
     func testAnIDThatDoesNotPackIsNotTaken() {
         var table = HibernatedSessions()
         let summary = SessionSummary(id: String(repeating: "x", count: 65), kind: KindRegistry.shipped.all[0], tokenHash: Array(repeating: 1, count: 32),
