@@ -261,11 +261,10 @@ extension Session {
                  updatedAt: Int64, idempotency: IdempotencyCache, replayedEffects: [String: PendingEffect] = [:]) {
         lock.withLock {
             self.replayedEffects = replayedEffects
-            journalSnapshotVersion = baseVersion
             for change in changes { history.append(.init(version: change.version, record: change.action, patch: change.patch)) }
-            var commands = feedLocked(.recovered(version: store.version))
             var after = Afterwards()
-            runLocked(&commands, pending: nil, into: &after)
+            feedLocked(.recovered(version: store.version), into: &after)
+            feedLocked(.wroteSnapshot(at: baseVersion), into: &after)
             if !changes.isEmpty {
                 // The base the journal replayed from is what time travel replays from.
                 keptStates = KeptStates(byteBudget: context.keptStateBudget)

@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import HTTPEngine
 import StoreCore
 import StoreKinds
@@ -268,10 +269,8 @@ final class Router: HTTPHandler {
             start = end + 1
         }
         func segment(_ range: Range<Int>, is literal: StaticString) -> Bool {
-            guard range.count == literal.utf8CodeUnitCount else { return false }
-            let bytes = literal.utf8Start
-            for i in 0..<range.count where p[range.lowerBound + i] != bytes[i] { return false }
-            return true
+            guard range.count == literal.utf8CodeUnitCount, let base = p.baseAddress else { return false }
+            return memcmp(base + range.lowerBound, literal.utf8Start, range.count) == 0
         }
         let (first, second, third) = segments
         switch count {

@@ -74,7 +74,7 @@ extension Session {
             lock.unlock()
             return reply(refusal)
         }
-        machine.park(ParkedRead(answer: { [self] in
+        parkLocked(ParkedRead(answer: { [self] in
                                     let waiters = kept ? lock.withLock { refusalBecameDurableLocked(submission) } : []
                                     reply(refusal)
                                     let replay = Self.replayed(refusal)
@@ -142,12 +142,18 @@ extension Session {
         let request = requestIDLocked()
         // The machine decides what is not this request's to apply: a deleted session, a stuck
         // head, a repeated Idempotency-Key (answered, refused, or waiting on the first request).
-        var decided = feedLocked(.submit(request, key: submission.idempotency.map { ($0.key, $0.bodyHash) }, head: store.version, now: now))
-        let proceed = decided.contains { if case .proceed = $0 { true } else { false } }
+        // Without a key the decision is `admitsAtOnce`, and the POST is one feed (`.applied`).
         var after = Afterwards()
-        if !proceed { waitingRepeats[request] = reply }
-        runLocked(&decided, pending: nil, into: &after)
-        guard proceed else {
+        var decided = Fed()
+        if submission.idempotency == nil, machine.admitsAtOnce(head: store.version) {
+            decided.proceeds = true
+        } else {
+            decided = feedLocked(.submit(request, key: submission.idempotency.map { ($0.key, $0.bodyHash) }, head: store.version, now: now),
+                                 submitting: (request, reply), key: submission.idempotency?.key, into: &after)
+        }
+        guard decided.proceeds else {
+            // A repeat waiting on its first request: held by id until the machine's `.reply`.
+            if !decided.answeredSubmitted { waitingRepeats[request] = reply }
             lock.unlock()
             return after.run(self)
         }
@@ -188,10 +194,11 @@ extension Session {
             return reply(Problem(422, "empty-batch", "a batch must hold at least one action").response())
         }
         lastActionAt = records[records.count - 1].at
+        var weight = 0
         for change in changes {
             let entry = ActionHistory.Entry(version: change.version, record: change.action, patch: change.patch)
             bytesSinceKeptState += entry.weight
-            bytesSinceJournalSnapshot += entry.weight
+            weight += entry.weight
             changeBytesSinceKeptState += Self.changeWeight(change.patch)
             // Past `--history`, never a version the subscribers have not been sent yet.
             history.append(entry, keepingAfter: min(durableVersion, publishedVersion))
@@ -225,11 +232,8 @@ extension Session {
                                     idempotencyKey: mark?.key, answer: answer, effects: effects,
                                     source: records[0].source, at: lastActionAt, reply: reply, carriedRefusals: carried.keys)
 
-        var applied = feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: inline))
-        var epoch = 0
-        for case .append(_, let appendEpoch) in applied { epoch = appendEpoch }
-        let appendEpoch = epoch
-        runLocked(&applied, pending: inline ? pending : nil, into: &after)
+        let appendEpoch = feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: inline, weight: weight),
+                                     pending: inline ? pending : nil, into: &after).epoch
         if inline {
             lock.unlock()
             return after.run(self)
@@ -269,16 +273,12 @@ extension Session {
         lock.lock()
         var anyDurable = false
         for append in answered { anyDurable = settleLocked(append, into: &after) || anyDurable }
-        if anyDurable, let snapshot = journalSnapshotDueLocked() {
-            // Encoded on another thread from the kept state (immutable, shared with the head), so
-            // neither this session nor the journal's thread waits for a large state's bytes.
-            let (log, id) = (context.log, id)
-            DispatchQueue.global(qos: .utility).async { [self] in
-                let bytes = SnapshotCoding.encode(version: snapshot.version, state: snapshot.state.encode(),
-                                                  updatedAt: snapshot.updatedAt, idempotency: snapshot.idempotency)
-                journalSnapshotBytes.store(bytes.count, ordering: .relaxed)
-                log.snapshot(sessionID: id, version: snapshot.version, bytes: bytes)
-            }
+        if anyDurable {
+            // The window starts `--history` versions back, or later when large actions ended it sooner.
+            let windowStart = max(durableVersion - context.history, (history.firstVersion ?? durableVersion + 1) - 1)
+            let base = keptStates.nearest(atOrBefore: min(durableVersion, windowStart))?.version
+            feedLocked(.snapshotBase(base, droppedBytes: history.droppedBytes, byteLimit: historyByteLimitLocked,
+                                     lastSnapshotBytes: journalSnapshotBytes.load(ordering: .relaxed)), into: &after)
         }
         lock.unlock()
         after.run(self)
@@ -291,10 +291,9 @@ extension Session {
         let durableBefore = durableVersion
         var succeeded = false
         if case .success = append.result { succeeded = true }
-        var commands = feedLocked(.appendAnswered(pending.request, versions: pending.first...pending.last, key: pending.idempotencyKey,
-                                                  epoch: append.epoch, durable: succeeded, head: store.version))
-        let rolledBack = commands.contains { if case .rollBack = $0 { true } else { false } }
-        runLocked(&commands, pending: pending, into: &after)
+        let rolledBack = feedLocked(.appendAnswered(pending.request, versions: pending.first...pending.last, key: pending.idempotencyKey,
+                                                    epoch: append.epoch, durable: succeeded, head: store.version),
+                                    pending: pending, into: &after).rolledBack
         if rolledBack, case .failure(let error) = append.result {
             after.add(.log("session \(id): journal refused versions \(pending.first)...\(pending.last): \(error); rolled back to \(durableBefore)"))
         }
@@ -421,33 +420,30 @@ extension Session {
         }
     }
 
-    /// The journal snapshot to write now, if any: the newest kept state at or before the start of
-    /// the history window (`--history` versions back, or where large actions ended it), once that
-    /// is `snapshotEvery` versions past the previous snapshot or `snapshotBytes` of actions have
-    /// left the window since. The journal drops the records a snapshot covers, so snapshotting no
-    /// later than the window's start keeps the whole window on disk and a restart loses none of it.
-    private func journalSnapshotDueLocked() -> (version: Int, state: SharedState, updatedAt: Int64, idempotency: IdempotencyCache)? {
-        // The window starts `--history` versions back, or later when large actions ended it sooner.
-        let windowStart = max(durableVersion - context.history, (history.firstVersion ?? durableVersion + 1) - 1)
-        guard let base = keptStates.nearest(atOrBefore: min(durableVersion, windowStart)), base.version > journalSnapshotVersion,
-              base.version >= journalSnapshotVersion + context.snapshotEvery
-                || history.droppedBytes - droppedBytesAtSnapshot >= min(context.snapshotBytes, historyByteLimitLocked),
-              // A snapshot costs the state's size: after a quarter of it in actions, not sooner.
-              bytesSinceJournalSnapshot >= journalSnapshotBytes.load(ordering: .relaxed) / 4 else { return nil }
-        journalSnapshotVersion = base.version
-        droppedBytesAtSnapshot = history.droppedBytes
-        bytesSinceJournalSnapshot = 0
-        return (base.version, base.state, updatedAt, machine.ledger)
+    /// Hands the journal a snapshot of the kept state at `version` (the machine's `.writeSnapshot`):
+    /// the journal drops the records it covers. Encoded on another thread from the kept state
+    /// (immutable, shared with the head), so neither this session nor the journal's thread waits
+    /// for a large state's bytes.
+    func writeSnapshotLocked(at version: Int) {
+        guard let base = keptStates.nearest(atOrBefore: version), base.version == version else { return }
+        let (log, id, state, updatedAt, idempotency) = (context.log, id, base.state, updatedAt, machine.ledger)
+        DispatchQueue.global(qos: .utility).async { [self] in
+            let bytes = SnapshotCoding.encode(version: version, state: state.encode(), updatedAt: updatedAt, idempotency: idempotency)
+            journalSnapshotBytes.store(bytes.count, ordering: .relaxed)
+            log.snapshot(sessionID: id, version: version, bytes: bytes)
+        }
     }
 
     /// Rebuilds the head at `version` from the nearest kept state and the history after it (the
     /// machine's `.rollBack`; it dropped the Idempotency-Keys of the versions that go).
-    func rollbackLocked(to version: Int) {
+    /// True when the head was rebuilt (the machine's subscribers follow with `.rebuilt`).
+    func rollbackLocked(to version: Int) -> Bool {
         do {
             store = try rebuiltStore(at: version)
         } catch {
             // The head is stuck (`Durability.isStuck`): its versions will not be durable before a restart.
-            return ServerLog.error("session \(id): cannot rebuild version \(version): \(error); keeping the head")
+            ServerLog.error("session \(id): cannot rebuild version \(version): \(error); keeping the head")
+            return false
         }
         history.truncate(after: version)
         keptStates.drop(after: version)
@@ -457,16 +453,7 @@ extension Session {
         changeBytesSinceKeptState = since.reduce(0) { $0 + Self.changeWeight($1.patch) }
         cachedState = nil
         cachedSnapshot = nil
-        // A held snapshot is of a version that is gone: the head now (durable) goes instead. A
-        // subscriber awaiting its snapshot gets the head as it is when its stream drains.
-        for subscriber in subscribers.values where !subscriber.awaitingSnapshot {
-            if subscriber.heldSnapshot != nil {
-                sendSnapshotLocked(to: subscriber)
-            } else if subscriber.lastVersion > version {
-                sendSnapshotLocked(to: subscriber, replacingQueue: true)
-            }
-        }
-        endSettledStreamsLocked()
+        return true
     }
 
     /// A fresh store at `version`, replayed from kept state and history; effects are dropped

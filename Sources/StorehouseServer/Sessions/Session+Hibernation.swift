@@ -17,7 +17,7 @@ extension Session {
         lock.withLock {
             guard !deleted, !damaged, store.version == expectedVersion, durableVersion == expectedVersion,
                   publishedVersion == expectedVersion, durability.appendsInFlight == 0, pendingOutputs.isEmpty, !publishScheduled,
-                  subscribers.isEmpty, machine.parked.isEmpty, waitingRepeats.isEmpty, streamsEndingWhenSettled.isEmpty,
+                  subscribers.isEmpty, machine.subscribers.isEmpty, machine.parked.isEmpty, waitingRepeats.isEmpty,
                   replayedEffects.isEmpty, effectsRunning.load(ordering: .relaxed) == 0 else { return nil }
             return SessionSummary(id: id, kind: kind, tokenHash: tokenHash, version: durableVersion, createdAt: createdAt,
                                   updatedAt: updatedAt, lifetime: lifetime, forkedFrom: forkedFrom)
