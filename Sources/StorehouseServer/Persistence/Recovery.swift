@@ -21,7 +21,7 @@ enum Recovery {
         // Sessions idle for longer than `--hibernate-after-s` are registered hibernated, not
         // rebuilt: memory at start follows the sessions in use (their next request loads them).
         let idleBefore: Int64? = context.hibernateAfterMillis > 0 ? context.now() - context.hibernateAfterMillis : nil
-        let results = Mutex<(sessions: [Session], summaries: [SessionSummary], actions: Int, failures: Int, unfinished: [String])>(([], [], 0, 0, []))
+        let results = Mutex<(sessions: [Session], hibernated: Int, actions: Int, failures: Int, unfinished: [String])>(([], 0, 0, 0, []))
         // Memory budget: each recovered history gets its share of the budget when it is short
         // (the registry counts them again as it adopts them).
         var expected = 0
@@ -32,10 +32,13 @@ enum Recovery {
         let recovered = journal.recover(expecting: { count in
             expected = count
             context.memoryBudget.sessions.add(count, ordering: .relaxed)
-        }) { item in
-            if let idleBefore, let summary = summary(item, context: context), summary.updatedAt <= idleBefore {
-                results.withLock { $0.summaries.append(summary) }
-                return
+        }, parking: { item, parked in
+            // Registered as it is read, and parked: neither a summary nor the journal's state of
+            // it is held for the rest of recovery.
+            if let idleBefore, let parked, let summary = summary(item, context: context), summary.updatedAt <= idleBefore,
+               registry.adoptHibernated(summary, parked: parked) {
+                results.withLock { $0.hibernated += 1 }
+                return true
             }
             do {
                 let session = try rebuild(item, context: context)
@@ -51,7 +54,8 @@ enum Recovery {
                 let session = damaged(item.id, meta: item.meta, context: context)
                 results.withLock { $0.failures += 1; if let session { $0.sessions.append(session) } }
             }
-        }
+            return false
+        })
         defer { context.memoryBudget.sessions.subtract(expected, ordering: .relaxed) }
         var report = Report()
         for failure in recovered.failures {
@@ -67,12 +71,14 @@ enum Recovery {
         let done = results.withLock { $0 }
         for id in done.unfinished { journal.deleteSession(id: id) }
         for session in done.sessions { registry.adopt(session) }
-        registry.adoptHibernated(done.summaries)
+        // What reading every session's files took (its buffers, the writer's states of the
+        // sessions parked) goes back to the kernel: the resident size starts at what is kept.
+        context.memoryBudget.returnFreedMemory()
         // Effects are not replayed, but one that was running when the process died never fed
         // its answer back: the kind says what the state still waits for, and it runs again.
         for session in done.sessions where !session.damaged { session.resumeInterruptedEffects() }
-        report.sessions = done.sessions.count { !$0.damaged } + done.summaries.count
-        report.hibernated = done.summaries.count
+        report.sessions = done.sessions.count { !$0.damaged } + done.hibernated
+        report.hibernated = done.hibernated
         report.actions = done.actions
         report.failures += done.failures
         return report

@@ -76,8 +76,8 @@ extension Router {
         // Marked used, so the sweep leaves a resident origin so.
         guard !credential.isHibernated, let origin = registry.residentOnly(id) else {
             // A hibernated origin is loaded off the event loop (it reads the disk), and only now
-            // that its token is proved.
-            return registry.context.offLoop.run { [self] in
+            // that its token is proved, on the loader queue its id picks.
+            return registry.loader.run(for: id) { [self] in
                 guard let origin = registry.lookup(id) else { return exchange.send(SessionProblems.notFound) }
                 fork(origin, at: version, kind: kindName, ttlSeconds: ttlSeconds, exchange)
             }

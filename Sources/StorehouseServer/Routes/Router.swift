@@ -76,8 +76,9 @@ final class Router: HTTPHandler {
         handleAdmitted(exchange, name: name, onLoop: true)
     }
 
+    /// On the loader queue the session id picks: a burst of loads holds its few threads only.
     private func handleOffLoop(_ exchange: Exchange, name: String) {
-        registry.context.offLoop.run { [self] in
+        registry.loader.run(for: name) { [self] in
             handleAdmitted(exchange, name: name, onLoop: false)
         }
     }
