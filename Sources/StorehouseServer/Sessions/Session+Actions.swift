@@ -366,6 +366,9 @@ extension Session {
     /// the ring not moving). Only a batch large next to `--history` ever needs this.
     private func statesAheadOfTheRingLocked(adding count: Int) -> [(version: Int, state: SharedState)] {
         let kept = store.version + count - context.history  // the ring keeps versions after this
+        // The usual case, in O(1): the newest kept state is at or before the durable version (so
+        // at or before the head) and stays in reach, so both rebuilds below would start from it.
+        if let newest = keptStates.states.last?.version, newest <= durableVersion, newest >= kept { return [] }
         func reachable(from version: Int, alsoFrom added: Int?) -> Bool {
             var nearest = keptStates.nearest(atOrBefore: version)?.version
             if let added, added <= version, added > nearest ?? .min { nearest = added }
