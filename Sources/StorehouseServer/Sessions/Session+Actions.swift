@@ -395,6 +395,14 @@ extension Session {
     /// the kept state a rollback to the last durable version starts from, nor past a version the
     /// subscribers have not been sent yet (a fan-out waiting on its queue).
     func trimHistoryLocked() {
+        // The usual case, in O(1) (it runs on every publication): the window fits its bytes and
+        // starts just after the oldest kept state, and the next kept state is not yet before the
+        // window's start. Then nothing leaves: `versionToDropThrough` has nothing to drop, neither
+        // branch of `alignHistoryLocked` applies, and no kept state is older than the window needs.
+        if let first = history.firstVersion, keptStates.states.first?.version == first - 1, history.bytes <= historyByteLimitLocked {
+            let windowStart = min(durableVersion, publishedVersion) - context.history
+            if keptStates.states.count < 2 || keptStates.states[1].version > windowStart { return }
+        }
         defer {
             alignHistoryLocked()
             if let oldest = history.firstVersion { keptStates.trim(keeping: oldest - 1) }
