@@ -140,6 +140,8 @@ public final class Storehouse: Sendable {
         http.waitUntilStopped()
         // What effects in flight feed back is journaled before the journal closes (a login's answer, say).
         _ = registry.context.gauges.effects.wait(timeout: .now() + .seconds(min(2, configuration.shutdownGraceSeconds)))
+        // A snapshot being encoded reaches the journal before it closes: the restart reads it.
+        registry.context.snapshotWriter.waitUntilIdle()
         log.close()
         accessLog.flush()
     }

@@ -270,14 +270,21 @@ extension Session {
         var anyDurable = false
         for append in answered { anyDurable = settleLocked(append, into: &after) || anyDurable }
         if anyDurable, let snapshot = journalSnapshotDueLocked() {
-            // Encoded on another thread from the kept state (immutable, shared with the head), so
-            // neither this session nor the journal's thread waits for a large state's bytes.
-            let (log, id) = (context.log, id)
-            DispatchQueue.global(qos: .utility).async { [self] in
-                let bytes = SnapshotCoding.encode(version: snapshot.version, state: snapshot.state.encode(),
-                                                  updatedAt: snapshot.updatedAt, idempotency: snapshot.idempotency)
+            // Encoded on the snapshot thread from the kept state (immutable, shared with the head),
+            // so neither this session nor the journal's thread waits for a large state's bytes.
+            let (log, id, budget) = (context.log, id, context.memoryBudget)
+            // Room for the last snapshot's size and an eighth more: one allocation, not a chain
+            // of doublings whose freed halves malloc keeps.
+            let capacity = journalSnapshotBytes.load(ordering: .relaxed) * 9 / 8 + 4_096
+            context.snapshotWriter.submit { [self] in
+                let bytes = SnapshotCoding.encode(version: snapshot.version, state: snapshot.state, updatedAt: snapshot.updatedAt,
+                                                  idempotency: snapshot.idempotency, capacity: capacity)
                 journalSnapshotBytes.store(bytes.count, ordering: .relaxed)
                 log.snapshot(sessionID: id, version: snapshot.version, bytes: bytes)
+                journalSnapshotWriting.store(false, ordering: .releasing)
+                // A large state's encoding leaves megabytes free in malloc's arenas, which the
+                // resident size (and the memory budget) would go on counting.
+                if bytes.count >= SnapshotWriter.trimAfterBytes { budget.returnFreedMemory() }
             }
         }
         lock.unlock()
@@ -422,18 +429,19 @@ extension Session {
     }
 
     /// The journal snapshot to write now, if any: the newest kept state at or before the start of
-    /// the history window (`--history` versions back, or where large actions ended it), once that
-    /// is `snapshotEvery` versions past the previous snapshot or `snapshotBytes` of actions have
-    /// left the window since. The journal drops the records a snapshot covers, so snapshotting no
-    /// later than the window's start keeps the whole window on disk and a restart loses none of it.
+    /// the history window (`--history` versions back, or where large actions ended it), once
+    /// `SnapshotPolicy` says one is due. The journal drops the records a snapshot covers, so
+    /// snapshotting no later than the window's start keeps the whole window on disk and a restart
+    /// loses none of it.
     private func journalSnapshotDueLocked() -> (version: Int, state: SharedState, updatedAt: Int64, idempotency: IdempotencyCache)? {
         // The window starts `--history` versions back, or later when large actions ended it sooner.
         let windowStart = max(durableVersion - context.history, (history.firstVersion ?? durableVersion + 1) - 1)
-        guard let base = keptStates.nearest(atOrBefore: min(durableVersion, windowStart)), base.version > journalSnapshotVersion,
-              base.version >= journalSnapshotVersion + context.snapshotEvery
-                || history.droppedBytes - droppedBytesAtSnapshot >= min(context.snapshotBytes, historyByteLimitLocked),
-              // A snapshot costs the state's size: after a quarter of it in actions, not sooner.
-              bytesSinceJournalSnapshot >= journalSnapshotBytes.load(ordering: .relaxed) / 4 else { return nil }
+        let policy = SnapshotPolicy(every: context.snapshotEvery, droppedLimit: min(context.snapshotBytes, historyByteLimitLocked))
+        guard let base = keptStates.nearest(atOrBefore: min(durableVersion, windowStart)),
+              policy.isDue(base: base.version, last: journalSnapshotVersion, droppedSince: history.droppedBytes - droppedBytesAtSnapshot,
+                           loggedSince: bytesSinceJournalSnapshot, lastBytes: journalSnapshotBytes.load(ordering: .relaxed),
+                           writing: journalSnapshotWriting.load(ordering: .acquiring)) else { return nil }
+        journalSnapshotWriting.store(true, ordering: .relaxed)
         journalSnapshotVersion = base.version
         droppedBytesAtSnapshot = history.droppedBytes
         bytesSinceJournalSnapshot = 0

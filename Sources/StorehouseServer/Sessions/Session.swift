@@ -99,10 +99,13 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var droppedBytesAtSnapshot = 0
     /// The weight of the actions applied since the last journal snapshot was taken.
     var bytesSinceJournalSnapshot = 0
-    /// The size of the last journal snapshot, once it is encoded (on another thread): the next
-    /// waits until the actions since weigh a quarter of it, so a big state's snapshots cost
-    /// O(1) per action byte however big the state grows.
+    /// The size of the last journal snapshot, once it is encoded (on the snapshot thread): the
+    /// next waits until the actions since weigh as much (`SnapshotPolicy`), so a big state's
+    /// snapshots cost O(1) per action byte however big the state grows.
     let journalSnapshotBytes = Atomic<Int>(0)
+    /// True from the moment a journal snapshot is taken until the snapshot thread has handed it
+    /// to the log: no second one is taken meanwhile.
+    let journalSnapshotWriting = Atomic<Bool>(false)
     /// The weight of the actions applied since the newest kept state (see `keepStateIfDueLocked`).
     var bytesSinceKeptState = 0
     /// The weight of the changes since the newest kept state (`changeWeight`): roughly what a
