@@ -144,17 +144,28 @@ public final class Journal: Sendable {
     /// The file is written and synced on the calling thread, which returns once the writer has
     /// renamed it into place: a large state's bytes never hold up the group that carries every
     /// session's appends. From the writer's own thread (a completion) the whole snapshot is queued.
-    public func writeSnapshot(session: String, version: Int, bytes: [UInt8]) {
-        guard FileNames.isValidSessionID(session) else { return }
+    ///
+    /// Returns whether the snapshot is in place and synced (one at the current snapshot's version
+    /// already is); false when a write, sync or rename failed, or the session is unknown. A
+    /// queued snapshot (from a completion) answers true: its outcome is not known yet.
+    @discardableResult
+    public func writeSnapshot(session: String, version: Int, bytes: [UInt8]) -> Bool {
+        guard FileNames.isValidSessionID(session) else { return false }
         if writer.isCurrentThread {
             writer.submit(.snapshot(id: session, version: version, bytes: bytes))
-            return
+            return true
         }
         // One temp file per session id: the writes of one journal take turns.
-        snapshotWrites.withLock {
+        return snapshotWrites.withLock {
             let written = writer.writeSnapshotTemp(id: session, version: version, bytes: bytes)
             let done = DispatchSemaphore(value: 0)
-            if writer.submit(.installSnapshot(id: session, version: version, written: written, done: { done.signal() })) { done.wait() }
+            let installed = Atomic(false)
+            guard writer.submit(.installSnapshot(id: session, version: version, written: written, done: { ok in
+                installed.store(ok, ordering: .relaxed)
+                done.signal()
+            })) else { return false }
+            done.wait()
+            return installed.load(ordering: .relaxed)
         }
     }
 

@@ -41,13 +41,31 @@ public final class RemoteSession<State: StoreState, Action: StoreAction>: Sendab
     /// Pass `nil` for no key and no retry.
     public func send(_ action: Action, ifMatch: Int? = nil,
                      idempotencyKey: String? = UUID().uuidString) async throws(StorehouseError) -> Versioned<State> {
-        try await post(Self.encode(action), ifMatch: ifMatch, idempotencyKey: idempotencyKey)
+        try decode(try await post(Self.encode(action), ifMatch: ifMatch, idempotencyKey: idempotencyKey))
     }
 
     /// Sends a batch: applied in order as one, all or none, one version per action.
     public func send(_ actions: [Action], ifMatch: Int? = nil,
                      idempotencyKey: String? = UUID().uuidString) async throws(StorehouseError) -> Versioned<State> {
-        try await post(.array(actions.map(Self.encode)), ifMatch: ifMatch, idempotencyKey: idempotencyKey)
+        try decode(try await post(.array(actions.map(Self.encode)), ifMatch: ifMatch, idempotencyKey: idempotencyKey))
+    }
+
+    /// Sends a batch with `Prefer: return=minimal`: the answer carries the new version and the
+    /// RFC 6902 patch from the state before to the state after, not the whole state. Use it on
+    /// big states, where encoding and sending the whole state costs more than the action.
+    ///
+    /// ```swift
+    /// let applied = try await session.sendMinimal([.add("milk")])
+    /// print(applied.version, applied.state)   // 7 [{"op":"add","path":"/notes/-","value":"milk"}]
+    /// ```
+    public func sendMinimal(_ actions: [Action], ifMatch: Int? = nil,
+                            idempotencyKey: String? = UUID().uuidString) async throws(StorehouseError) -> Versioned<JSONValue> {
+        let answer = try await post(.array(actions.map(Self.encode)), ifMatch: ifMatch, idempotencyKey: idempotencyKey,
+                                    prefer: "return=minimal")
+        guard case .int(let version)? = answer.json["version"], let patch = answer.json["patch"] else {
+            throw .invalidAnswer("no version and patch in \(answer.text.prefix(200))")
+        }
+        return Versioned(version: version, state: patch)
     }
 
     /// `GET /sessions/{id}/state`.
@@ -71,13 +89,14 @@ public final class RemoteSession<State: StoreState, Action: StoreAction>: Sendab
         return EventStreamConnection.open(request, configuration: client.urlSession.configuration)
     }
 
-    private func post(_ body: JSONValue, ifMatch: Int?, idempotencyKey: String?) async throws(StorehouseError) -> Versioned<State> {
+    private func post(_ body: JSONValue, ifMatch: Int?, idempotencyKey: String?,
+                      prefer: String? = nil) async throws(StorehouseError) -> StorehouseClient.Answer {
         var headers: [String: String] = [:]
         if let ifMatch { headers["If-Match"] = "\"\(ifMatch)\"" }
         if let idempotencyKey { headers["Idempotency-Key"] = idempotencyKey }
-        let answer = try await client.request("POST", path + "/actions", token: token, headers: headers, body: body.encoded(),
-                                              retry: idempotencyKey != nil)
-        return try decode(answer)
+        if let prefer { headers["Prefer"] = prefer }
+        return try await client.request("POST", path + "/actions", token: token, headers: headers, body: body.encoded(),
+                                        retry: idempotencyKey != nil)
     }
 
     private func decode(_ answer: StorehouseClient.Answer) throws(StorehouseError) -> Versioned<State> {

@@ -67,8 +67,20 @@ public final class RemoteStore<State: StoreState, Action: StoreAction>: @uncheck
     public init(session: RemoteSession<State, Action>, reconnectDelay: Duration? = nil) {
         self.session = session
         self.reconnectDelay = reconnectDelay
-        let task = Task<Void, Never> { [weak self] in await self?.follow() }
+        // The loop holds the mirror weakly between events, so a mirror dropped without `stop()`
+        // is freed, and its `deinit` cancels the loop and closes the stream.
+        let task = Task<Void, Never> { [weak self] in await Self.follow(Owner(store: self), session: session) }
         lock.withLock { loop = task }
+    }
+
+    /// The mirror, held weakly by its own follow loop.
+    private struct Owner: Sendable {
+        weak var store: RemoteStore?
+    }
+
+    /// What one event did to the mirror.
+    private enum Step {
+        case next, resync, ended
     }
 
     deinit { loop?.cancel() }
@@ -222,40 +234,63 @@ public final class RemoteStore<State: StoreState, Action: StoreAction>: @uncheck
 
     // MARK: - Following the stream
 
-    private func follow() async {
+    private static func follow(_ owner: Owner, session: RemoteSession<State, Action>) async {
         while !Task.isCancelled {
-            let resumeAfter = lock.withLock { mirror.version >= 0 ? mirror.version : nil }
+            guard let resumeAfter = owner.store?.resumeVersion else { return }
             var resync = false
             do {
                 for try await event in session.events(lastEventID: resumeAfter) {
-                    setConnected(true)
-                    if let retry = event.retry { lock.withLock { mirror.serverRetry = .milliseconds(retry) } }
-                    switch event.event {
-                    case "snapshot":
-                        try applySnapshot(event.data)
-                    case "change":
-                        if try !applyChange(event.data) { resync = true }
-                    case "output":
-                        tellOutput(event.data)
-                    case "end":
-                        let reason = Self.reason(event.data)
-                        if reason != "shutdown" { return end(.sessionEnded(reason)) }
-                    default:
-                        break   // events this client does not know
-                    }
-                    if resync { break }
+                    guard let store = owner.store else { return }
+                    let step = try store.take(event)
+                    if step == .ended { return }
+                    if step == .resync { resync = true; break }
                 }
             } catch StorehouseError.problem(let problem) where [401, 403, 404, 410].contains(problem.status) {
-                return end(.refused(problem))
+                owner.store?.end(.refused(problem))
+                return
             } catch {
                 // A dropped connection or a server that is not back yet: try again below.
             }
-            setConnected(false)
-            if resync { lock.withLock { mirror.version = -1; mirror.json = nil } }
+            guard let delay = owner.store?.droppedStream(resync: resync) else { return }
             if Task.isCancelled { break }
-            let delay = reconnectDelay ?? lock.withLock { mirror.serverRetry }
             try? await Task.sleep(for: delay)
-            lock.withLock { mirror.reconnections += 1 }
+            owner.store?.countReconnection()
+        }
+    }
+
+    /// The version to resume after (nil: from a snapshot).
+    private var resumeVersion: Int?? { lock.withLock { .some(mirror.version >= 0 ? mirror.version : nil) } }
+
+    private func take(_ event: ServerSentEvent) throws -> Step {
+        setConnected(true)
+        if let retry = event.retry { lock.withLock { mirror.serverRetry = .milliseconds(retry) } }
+        switch event.event {
+        case "snapshot":
+            try applySnapshot(event.data)
+        case "change":
+            if try !applyChange(event.data) { return .resync }
+        case "output":
+            tellOutput(event.data)
+        case "end":
+            let reason = Self.reason(event.data)
+            if reason != "shutdown" {
+                end(.sessionEnded(reason))
+                return .ended
+            }
+        default:
+            break   // events this client does not know
+        }
+        return .next
+    }
+
+    private func countReconnection() { lock.withLock { mirror.reconnections += 1 } }
+
+    /// Marks the stream closed and gives the wait before opening it again.
+    private func droppedStream(resync: Bool) -> Duration {
+        setConnected(false)
+        return lock.withLock {
+            if resync { mirror.version = -1; mirror.json = nil }
+            return reconnectDelay ?? mirror.serverRetry
         }
     }
 

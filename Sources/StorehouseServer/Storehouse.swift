@@ -38,8 +38,10 @@ public final class Storehouse: Sendable {
 
     /// `fanOutQueue`: where sessions with many subscribers publish; `log`: in place of the one the
     /// configuration names (tests hold either to watch the order of what follows).
+    /// `now`: the wall clock in milliseconds (tests move it to expire sessions without waiting).
     init(configuration: ServerConfiguration, effectEnvironment: EffectEnvironment?, fanOutQueue: DispatchQueue,
-         log injectedLog: (any SessionLog)? = nil, kinds: KindRegistry = .shipped) throws {
+         log injectedLog: (any SessionLog)? = nil, kinds: KindRegistry = .shipped,
+         now: @escaping @Sendable () -> Int64 = SessionContext.wallClock) throws {
         self.configuration = configuration
         let gauges = Gauges()
         let registryBox = LockedBox<SessionRegistry?>(nil)
@@ -68,7 +70,8 @@ public final class Storehouse: Sendable {
         let readiness = Readiness()
         self.readiness = readiness
         let context = SessionContext(configuration: configuration, log: log, metrics: metrics, gauges: gauges,
-                                     effectEnvironment: environment, fanOutQueue: fanOutQueue, readiness: readiness, kinds: kinds)
+                                     effectEnvironment: environment, fanOutQueue: fanOutQueue, readiness: readiness, now: now, kinds: kinds,
+                                     expiryClocks: journal.map { _ in ExpiryClocks(directory: configuration.dataDirectory) })
         registry = SessionRegistry(context: context, maxSessions: configuration.maxSessions)
         registryBox.value = registry
 
@@ -122,6 +125,11 @@ public final class Storehouse: Sendable {
             // What recovery read and let go goes back to the kernel: the memory budget counts the
             // resident size.
             registry.context.memoryBudget.returnFreedMemory()
+            // The clocks of sessions that are gone leave the file (it holds one line per session).
+            if let clocks = registry.context.expiryClocks {
+                let recorded = clocks.takeRecordedAtStart()
+                if !recorded.isEmpty { clocks.rewrite(recorded.filter { registry.exists($0.key) }.map { ($0.key, $0.value) }) }
+            }
             let total = (ContinuousClock.now - started) / .seconds(1)
             ServerLog.info("recovered \(report.sessions) sessions (\(report.hibernated) idle ones hibernated, not replayed), \(report.actions) actions in \(String(format: "%.3f", total)) s; \(report.failures) failed")
         }
@@ -140,6 +148,9 @@ public final class Storehouse: Sendable {
         http.waitUntilStopped()
         // What effects in flight feed back is journaled before the journal closes (a login's answer, say).
         _ = registry.context.gauges.effects.wait(timeout: .now() + .seconds(min(2, configuration.shutdownGraceSeconds)))
+        // Every expiry clock as it is now: a restart goes on from the last request, exactly.
+        registry.recordExpiryClocks(at: registry.context.now(), exact: true)
+        registry.context.expiryClocks?.sync()
         // A snapshot being encoded reaches the journal before it closes: the restart reads it.
         registry.context.snapshotWriter.waitUntilIdle()
         log.close()

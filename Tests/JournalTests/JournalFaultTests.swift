@@ -117,7 +117,7 @@ final class JournalFaultTests: XCTestCase {
             let j = try openJournal(dir, fsync: .always, sessions: ["s"])
             for v in 1...3 { _ = appendSync(j, "s", [(v, "r\(v)")]) }
             j.injectFault(.syncFails(count: 1))
-            j.writeSnapshot(session: "s", version: 3, bytes: bytes("state"))
+            XCTAssertFalse(j.writeSnapshot(session: "s", version: 3, bytes: bytes("state")), "the caller hears of the failure")
             let stats = j.statistics()
             XCTAssertEqual(stats.snapshotFailures, 1)
             XCTAssertEqual(files(in: dir), ["s.00000001.log"])

@@ -92,7 +92,7 @@ final class JournalRoundTripTests: XCTestCase {
         let j = try openJournal(dir, fsync: .always, sessions: ["gone", "kept"])
         defer { j.close() }
         for v in 1...5 { _ = appendSync(j, "gone", [(v, "x")]) }
-        j.writeSnapshot(session: "gone", version: 3, bytes: bytes("state"))
+        XCTAssertTrue(j.writeSnapshot(session: "gone", version: 3, bytes: bytes("state")), "in place: the caller is told")
         j.flush()
         _ = appendSync(j, "gone", [(6, "y")])
         XCTAssertTrue(files(in: dir).contains("gone.snap"))

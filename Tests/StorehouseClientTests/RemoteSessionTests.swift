@@ -26,6 +26,18 @@ final class RemoteSessionTests: XCTestCase {
         XCTAssertEqual(again.version, 4)
     }
 
+    func testAMinimalSendAnswersThePatchInsteadOfTheState() async throws {
+        let live = try LiveServer(inMemory: true)
+        let session = try await live.client().createSession(counter)
+        let applied = try await session.sendMinimal([.counter(.incrTapped), .counter(.incrTapped)])
+        XCTAssertEqual(applied.version, 2)
+        guard case .array(let operations) = applied.state else { return XCTFail("not a patch: \(applied.state)") }
+        XCTAssertFalse(operations.isEmpty)
+        XCTAssertTrue(operations.allSatisfy { $0["op"] != nil && $0["path"] != nil }, "RFC 6902 operations")
+        let read = try await session.state()
+        XCTAssertEqual(read.state.count, 2)
+    }
+
     func testAStartingStateIsSentAndAStaleIfMatchIsRefusedWithTheCurrentVersion() async throws {
         let live = try LiveServer(inMemory: true)
         var start = CounterAppState.initial

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import StoreCore
 import StoreKinds
 import StorehouseClient
@@ -101,6 +104,32 @@ final class RemoteStoreTests: XCTestCase {
         for await _ in updates {}   // finishes: the stream ended with reason "deleted"
         XCTAssertEqual(store.ended, .sessionEnded("deleted"))
         XCTAssertFalse(store.isConnected)
+    }
+
+    func testAMirrorDroppedWithoutStopIsFreedAndClosesItsStream() async throws {
+        let live = try LiveServer(inMemory: true)
+        let session = try await live.client().createSession(counter)
+        var store: RemoteStore<CounterAppState, CounterAppAction>? = RemoteStore(session: session, reconnectDelay: .milliseconds(20))
+        if let store { await reach(store, 0) }
+        let following = try await subscribers(live)
+        XCTAssertEqual(following, 1)
+        weak var dropped = store
+        store = nil
+        XCTAssertNil(dropped, "the follow loop must not keep the mirror alive")
+        // The server hears the stream close; polled, since nothing on this side can await it.
+        var open = 1
+        for _ in 0..<500 where open > 0 {
+            open = try await subscribers(live)
+            if open > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        XCTAssertEqual(open, 0, "the dropped mirror's stream is closed")
+    }
+
+    /// The server's `storehouse_subscribers` gauge.
+    private func subscribers(_ live: LiveServer) async throws -> Int {
+        let (data, _) = try await URLSession.shared.data(from: live.url.appendingPathComponent("metrics"))
+        let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("storehouse_subscribers ") }
+        return Int(line?.split(separator: " ").last ?? "") ?? -1
     }
 
     func testAMirrorOfAMissingSessionEndsRefused() async throws {

@@ -29,6 +29,13 @@ final class ExportImportTests: XCTestCase {
         return (id, token)
     }
 
+    /// The export of a three-action session of an in-memory server that is gone since.
+    private func exportOfAThreeActionSession() throws -> (id: String, export: String) {
+        let fixture = try server()
+        let (id, _) = try populated(fixture, count: 3)
+        return (id, try fixture.client().request("GET", "/sessions/\(id)/export", headers: admin).text)
+    }
+
     /// What the export must carry over: state bytes, version, the whole action log.
     private func observed(_ client: TestClient, _ id: String, _ headers: [String: String]) throws -> (state: [UInt8], version: Int?, log: [UInt8]) {
         let state = try client.request("GET", "/sessions/\(id)/state", headers: headers)
@@ -144,12 +151,7 @@ final class ExportImportTests: XCTestCase {
     func testAnImportCutShortBeforeItsSnapshotIsRemovedAtStart() throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var export = "", id = ""
-        do {
-            let fixture = try server()
-            (id, _) = try populated(fixture, count: 3)
-            export = try fixture.client().request("GET", "/sessions/\(id)/export", headers: admin).text
-        }
+        let (id, export) = try exportOfAThreeActionSession()
         // What a crash between the import's record and its snapshot leaves: the record alone.
         let parsed = try SessionExport(json: JSONReader.parse(Array(export.utf8)), kinds: .shipped)
         let journal = try Journal(directory: directory, fsync: .always)
@@ -165,6 +167,31 @@ final class ExportImportTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)", headers: admin).status, 404)
         XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: directory).contains { $0.hasPrefix(id) }, "its files are gone")
         XCTAssertEqual(try client.request("POST", "/sessions/import", headers: admin, body: export).status, 201, "and the import can be made again")
+    }
+
+    func testAnImportWhoseSnapshotCannotBeWrittenAnswers503AndLeavesNothing() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (id, export) = try exportOfAThreeActionSession()
+        func files() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(id) } }
+        do {
+            let fixture = try server(directory)
+            let client = try fixture.client()
+            let journal = try XCTUnwrap(fixture.server.journal)
+            // The record is written; the snapshot that completes the import is not.
+            journal.injectFault(JournalFault(operation: .write, errno: ENOSPC, file: "\(id).snap.tmp"))
+            let refused = try client.request("POST", "/sessions/import", headers: admin, body: export)
+            XCTAssertEqual(refused.status, 503, refused.text)
+            XCTAssertEqual(refused.json["type"] as? String, "/problems/journal-unavailable")
+            XCTAssertEqual(refused.header("Retry-After"), "1")
+            XCTAssertEqual(try client.request("GET", "/sessions/\(id)", headers: admin).status, 404, "no half-made session is served")
+            XCTAssertEqual(try files(), [], "nor are its files kept")
+            journal.injectFault(nil)
+        }
+        let fixture = try server(directory)
+        let client = try fixture.client()
+        XCTAssertEqual(try client.request("GET", "/sessions/\(id)", headers: admin).status, 404, "nor does a restart find one")
+        XCTAssertEqual(try client.request("POST", "/sessions/import", headers: admin, body: export).status, 201, "the retry succeeds")
     }
 }
 

@@ -27,8 +27,9 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         case append(id: String, records: [(version: Int, bytes: [UInt8])], done: Completion)
         case snapshot(id: String, version: Int, bytes: [UInt8])
         /// A snapshot whose temp file `writeSnapshotTemp` wrote and synced (`written`) on another
-        /// thread: the group only renames it into place and compacts, then calls `done`.
-        case installSnapshot(id: String, version: Int, written: Bool, done: @Sendable () -> Void)
+        /// thread: the group only renames it into place and compacts, then calls `done` with whether
+        /// it is in place.
+        case installSnapshot(id: String, version: Int, written: Bool, done: @Sendable (Bool) -> Void)
         case delete(id: String, done: @Sendable () -> Void)
         case adopt([RecoveredFiles], done: @Sendable () -> Void)
         case flush(done: @Sendable () -> Void)
@@ -277,7 +278,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
             spareTouched = Self.emptied(&touched)
             spareCompletions = Self.emptied(&completions)
         }
-        var snapshots: [(session: SessionState, version: Int, bytes: [UInt8]?, done: (@Sendable () -> Void)?)] = []
+        var snapshots: [(session: SessionState, version: Int, bytes: [UInt8]?, done: (@Sendable (Bool) -> Void)?)] = []
         var flushWaiters: [@Sendable () -> Void] = []
         var statisticsWaiters: [@Sendable (JournalStatistics) -> Void] = []
         var closing: (@Sendable () -> Void)?
@@ -354,7 +355,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                 } else {
                     if written { disk.unlink(FileNames.snapshotTemp(id)) }
                     counters.snapshotFailures += 1
-                    done()
+                    done(false)
                 }
 
             case .delete(let id, let done):
@@ -431,8 +432,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         if holders.count > fdBudget { closeIdle() }
 
         for (s, version, bytes, done) in snapshots {
-            snapshot(s, version: version, bytes: bytes)
-            done?()
+            let installed = snapshot(s, version: version, bytes: bytes)
+            done?(installed)
         }
         if !statisticsWaiters.isEmpty {
             var c = counters
@@ -772,24 +773,26 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     /// (recovery falls back to it). Always synced whatever the policy: compaction deletes records,
     /// so the snapshots replacing them must be on disk first.
     /// `bytes` nil: the temp file is already written and synced (`writeSnapshotTemp`).
-    private func snapshot(_ s: SessionState, version: Int, bytes: [UInt8]?) {
+    /// True when the snapshot is in place (or one at `version` already was).
+    @discardableResult
+    private func snapshot(_ s: SessionState, version: Int, bytes: [UInt8]?) -> Bool {
         let temp = FileNames.snapshotTemp(s.id)
         // Still the session of that id: a creation refused in this group was undone (and a
         // `<id>.snap` left for it would be read as the state of a later session of that id).
         guard sessions[s.id] === s, !s.deleted, s.failure == nil else {
             if bytes == nil { disk.unlink(temp) }
-            return
+            return false
         }
         if let last = s.lastVersion, version > last {
             counters.snapshotFailures += 1
             if bytes == nil { disk.unlink(temp) }
-            return
+            return false
         }
         // An older snapshot would become the newest while compaction deletes what it needs.
         if let current = s.snapshotVersion, version <= current {
             if version < current { counters.snapshotFailures += 1 }
             if bytes == nil { disk.unlink(temp) }
-            return
+            return version == current
         }
         // Segments up to the replaced snapshot's version are covered by both; the ones after it
         // are the previous snapshot's way forward.
@@ -810,14 +813,14 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         } catch {
             disk.unlink(temp)
             counters.snapshotFailures += 1
-            return
+            return false
         }
         if s.lastVersion == nil { s.lastVersion = version }
         do {
             try rotate(s)
         } catch {
             counters.snapshotFailures += 1
-            return
+            return false
         }
         var kept: [SessionState.Segment] = []
         for (i, seg) in s.segments.enumerated() {
@@ -831,6 +834,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         }
         s.segments = kept
         counters.snapshots += 1
+        return true
     }
 
     /// Writes and syncs `<id>.snap.tmp`; any thread may call it (`Disk` is thread-safe), and the

@@ -42,7 +42,7 @@ struct JournalLog: SessionLog {
         CommitDuty.commitIfPending { journal.commit() }
     }
 
-    func snapshot(sessionID: String, version: Int, bytes: [UInt8]) {
+    func snapshot(sessionID: String, version: Int, bytes: [UInt8]) -> Bool {
         journal.writeSnapshot(session: sessionID, version: version, bytes: bytes)
     }
 

@@ -103,6 +103,7 @@ enum Recovery {
         }
         let lifetime = SessionLifetime(ttlSeconds: meta.ttlSeconds, lastActivity: meta.createdAt)
         lifetime.touch(updatedAt)
+        if let recorded = context.expiryClocks?.recorded(meta.id) { lifetime.restore(recorded: recorded) }
         return SessionSummary(id: meta.id, kind: kind, tokenHash: meta.tokenHash, version: version, createdAt: meta.createdAt,
                               updatedAt: max(updatedAt, meta.createdAt), lifetime: lifetime, forkedFrom: meta.forkedFrom)
     }
@@ -165,8 +166,9 @@ enum Recovery {
         // snapshot) keeps the base's inputs unless a replayed action started it again.
         var replayedEffects: [String: PendingEffect] = [:]
         for effect in store.interruptedEffects() { if let id = effect.id { replayedEffects[id] = effect } }
+        // The import's own array when nothing follows it (an import being built): not copied.
         var records: [ActionRecord] = imported
-        records.reserveCapacity(imported.count + journaled.count)
+        if !journaled.isEmpty { records.reserveCapacity(imported.count + journaled.count) }
         // The keys the records set, in the order they were set live (the cache evicts by it): the
         // refusals a record carries were kept before its request's mark. A refusal two appends in
         // flight both carried, or a snapshot and a record, is the same entry: it keeps its first place.
@@ -216,8 +218,10 @@ enum Recovery {
         }
         let session = Session(id: meta.id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context,
                               forkedFrom: meta.forkedFrom, ttlSeconds: meta.ttlSeconds)
-        // The clock goes on from the last action: it is durable, and a restart never resets it.
+        // The clock goes on from the last action or the last request before the restart, whichever
+        // came later: both are on disk, and a restart never resets the clock.
         session.lifetime.touch(updatedAt)
+        if let recorded = context.expiryClocks?.recorded(meta.id) { session.lifetime.restore(recorded: recorded) }
         session.restore(changes: changes, baseVersion: version, baseState: base, keptAlong: keptAlong,
                         updatedAt: updatedAt, idempotency: idempotency, replayedEffects: replayedEffects)
         return session

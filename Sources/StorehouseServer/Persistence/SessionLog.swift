@@ -23,7 +23,10 @@ protocol SessionLog: Sendable {
     /// loop before it waits for more work. Never waits for a sync: under `--fsync always` the
     /// journal's thread syncs and completes the group; otherwise it is written and completed here.
     func commitPending()
-    func snapshot(sessionID: String, version: Int, bytes: [UInt8])
+    /// Writes the session's state at `version`; true once it is on disk (false: it could not be
+    /// written, and the records stay the session's only copy). An import is complete only then.
+    @discardableResult
+    func snapshot(sessionID: String, version: Int, bytes: [UInt8]) -> Bool
     /// Returns once everything handed to the log before it, snapshots included, is on disk (an
     /// import waits for its snapshot so). Blocks: never from an I/O thread or a completion.
     func flush()
@@ -50,7 +53,7 @@ struct MemoryLog: SessionLog {
     func append(sessionID: String, records: [(version: Int, bytes: [UInt8])],
                 completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {}
     func commitPending() {}
-    func snapshot(sessionID: String, version: Int, bytes: [UInt8]) {}
+    func snapshot(sessionID: String, version: Int, bytes: [UInt8]) -> Bool { true }
     func delete(sessionID: String, completion: @escaping @Sendable () -> Void) { completion() }
     func close() {}
 }

@@ -15,6 +15,7 @@ final class Readiness: Sendable {
     }
 
     var isDraining: Bool { phase.load(ordering: .acquiring) == Phase.draining.rawValue }
+    var isRecovering: Bool { phase.load(ordering: .acquiring) == Phase.recovering.rawValue }
 
     /// nil when ready; otherwise the 503 to answer (with `Retry-After` at the router).
     var problem: Problem? {

@@ -77,12 +77,12 @@ extension Router {
             switch result {
             case .failure(let problem):
                 exchange.send(problem)
-            case .success(let session):
-                let (version, state) = session.currentState()
-                var body = Array(#"{"id":"\#(session.id)","kind":"\#(session.kind.name)","version":\#(version),"state":"#.utf8)
-                body += state
+            case .success(let imported):
+                let session = imported.session
+                var body = Array(#"{"id":"\#(session.id)","kind":"\#(session.kind.name)","version":\#(imported.version),"state":"#.utf8)
+                body += imported.state
                 body.append(UInt8(ascii: "}"))
-                var response = JSONAnswer.ok(body, status: 201, etagVersion: version)
+                var response = JSONAnswer.ok(body, status: 201, etagVersion: imported.version)
                 response.headers.add("Location", "/sessions/\(session.id)")
                 exchange.send(response)
             }

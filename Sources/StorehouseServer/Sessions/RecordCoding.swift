@@ -9,28 +9,26 @@ enum RecordCoding {
     /// `{"type":…,"payload":…,"meta":…,"at":"…","source":"…"}`; payload and meta omitted when absent.
     static func action(_ record: ActionRecord, version: Int? = nil) -> [UInt8] {
         var out: [UInt8] = []
-        out.append(UInt8(ascii: "{"))
-        if let version {
-            out.append(contentsOf: #""version":"#.utf8)
-            out.append(contentsOf: String(version).utf8)
-            out.append(UInt8(ascii: ","))
-        }
-        out.append(contentsOf: #""type":"#.utf8)
-        out += JSONValue.string(record.type).encoded()
-        if let payload = record.payload {
-            out.append(contentsOf: #","payload":"#.utf8)
-            out += payload.encoded()
-        }
-        if let meta = record.meta {
-            out.append(contentsOf: #","meta":"#.utf8)
-            out += meta.encoded()
-        }
-        out.append(contentsOf: #","at":""#.utf8)
-        out.append(contentsOf: Timestamp.iso8601(millis: record.at).utf8)
-        out.append(contentsOf: #"","source":""#.utf8)
-        out.append(contentsOf: record.source.rawValue.utf8)
-        out.append(contentsOf: #""}"#.utf8)
+        appendAction(record, version: version, to: &out)
         return out
+    }
+
+    /// `action(_:version:)` written at the end of `out`: a log page, an export or an import's
+    /// record writes thousands of entries into one buffer, with no array per entry or member.
+    static func appendAction(_ record: ActionRecord, version: Int? = nil, to out: inout [UInt8]) {
+        var w = JSONWriter(capacity: 0)
+        swap(&w.bytes, &out)
+        defer { swap(&w.bytes, &out) }
+        w.beginObject()
+        if let version { w.key(static: "version"); w.write(version) }
+        w.key(static: "type"); w.write(record.type)
+        if let payload = record.payload { w.key(static: "payload"); w.write(payload) }
+        if let meta = record.meta { w.key(static: "meta"); w.write(meta) }
+        w.bytes.append(contentsOf: #","at":""#.utf8)
+        Timestamp.append(millis: record.at, to: &w.bytes)
+        w.bytes.append(contentsOf: #"","source":""#.utf8)
+        w.bytes.append(contentsOf: record.source.rawValue.utf8)
+        w.bytes.append(contentsOf: #""}"#.utf8)
     }
 
     /// What an idempotent request leaves in the journal so the key survives a restart.

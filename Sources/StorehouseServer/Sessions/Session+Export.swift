@@ -33,7 +33,7 @@ extension Session {
         out += Array(#","actions":["#.utf8)
         for (index, entry) in entries.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            out += RecordCoding.action(entry.record, version: entry.version)
+            RecordCoding.appendAction(entry.record, version: entry.version, to: &out)
         }
         out += Array(#"],"idempotency":"#.utf8)
         SnapshotCoding.appendIdempotency(machine.ledger, through: head, to: &out)

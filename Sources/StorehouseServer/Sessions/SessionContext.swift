@@ -46,11 +46,13 @@ struct SessionContext: Sendable {
     let kinds: KindRegistry
     /// Idle milliseconds after which a session hibernates (`--hibernate-after-s`); 0: never.
     let hibernateAfterMillis: Int64
+    /// Where the last requests of sessions with a TTL survive a restart; nil in memory.
+    let expiryClocks: ExpiryClocks?
 
     init(configuration: ServerConfiguration, log: any SessionLog, metrics: Metrics, gauges: Gauges,
          effectEnvironment: EffectEnvironment, fanOutQueue: DispatchQueue = .global(qos: .userInitiated),
          readiness: Readiness = Readiness(), now: @escaping @Sendable () -> Int64 = SessionContext.wallClock,
-         kinds: KindRegistry = .shipped) {
+         kinds: KindRegistry = .shipped, expiryClocks: ExpiryClocks? = nil) {
         history = configuration.history
         subscriberBufferBytes = configuration.subscriberBufferBytes
         keepEvery = max(1, min(1_000, configuration.history / 10))
@@ -75,6 +77,7 @@ struct SessionContext: Sendable {
         routing = NodeRouting(node: configuration.nodeID)
         self.now = now
         self.kinds = kinds
+        self.expiryClocks = expiryClocks
         // In memory there is no copy to load back from.
         hibernateAfterMillis = configuration.inMemory ? 0 : Int64(configuration.hibernateAfterSeconds) * 1_000
     }

@@ -117,7 +117,7 @@ extension SessionRegistry {
         let candidates = all.filter { $0.mayHibernate(idleSince: threshold) }.map { ($0, $0.durableVersionNow()) }
         guard !candidates.isEmpty else { return }
         context.log.flush()
-        var unloadedAny = false
+        var left: [SessionSummary] = []
         for (session, version) in candidates {
             guard let summary = session.hibernationSummary(expectedVersion: version) else { continue }
             let unloaded = sessions.withLock { table -> Bool in
@@ -130,11 +130,12 @@ extension SessionRegistry {
             session.releaseBudget()
             context.memoryBudget.sessions.subtract(1, ordering: .relaxed)
             context.metrics.recordHibernation()
-            unloadedAny = true
+            left.append(summary)
         }
+        recordExpiryClocks(ofHibernated: left, at: now)
         // What the unloaded sessions held goes back to the kernel, so the resident size follows
         // the sessions in use (`scripts/bench-hibernation.py` measures it).
-        if unloadedAny { context.memoryBudget.returnFreedMemory() }
+        if !left.isEmpty { context.memoryBudget.returnFreedMemory() }
     }
 
     /// Registers sessions recovery found idle, as hibernated: listed, counted, loaded on request.

@@ -201,6 +201,7 @@ final class SessionRegistry: Sendable {
             let budget = context.memoryBudget
             let shrinking = budget.shouldShrink
             expireHibernated(at: now)
+            recordExpiryClocks(at: now)
             for session in all {
                 if session.lifetime.hasExpired(at: now), session.expiresNow(at: now) {
                     // Deleted as by DELETE: files gone, streams sent `end` with reason `expired`.

@@ -44,7 +44,10 @@ final class HeldLog: SessionLog, @unchecked Sendable {  // `held` is only touche
     /// How many snapshots the session handed over.
     let snapshots = Atomic<Int>(0)
 
-    func snapshot(sessionID: String, version: Int, bytes: [UInt8]) { snapshots.add(1, ordering: .relaxed) }
+    func snapshot(sessionID: String, version: Int, bytes: [UInt8]) -> Bool {
+        snapshots.add(1, ordering: .relaxed)
+        return true
+    }
     func delete(sessionID: String, completion: @escaping @Sendable () -> Void) { completion() }
     func close() {}
 }

@@ -10,13 +10,14 @@ final class ServerFixture {
     var port: Int { server.port }
 
     init(_ configure: (inout ServerConfiguration) -> Void = { _ in }, environment: EffectEnvironment = .immediate,
-         fanOutQueue: DispatchQueue = .global(), log: (any SessionLog)? = nil, kinds: KindRegistry = .shipped) throws {
+         fanOutQueue: DispatchQueue = .global(), log: (any SessionLog)? = nil, kinds: KindRegistry = .shipped,
+         now: @escaping @Sendable () -> Int64 = SessionContext.wallClock) throws {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.inMemory = true
         configuration.accessLog = false
         configure(&configuration)
-        server = try Storehouse(configuration: configuration, effectEnvironment: environment, fanOutQueue: fanOutQueue, log: log, kinds: kinds)
+        server = try Storehouse(configuration: configuration, effectEnvironment: environment, fanOutQueue: fanOutQueue, log: log, kinds: kinds, now: now)
         try server.start()
     }
 
