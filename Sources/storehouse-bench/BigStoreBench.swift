@@ -2,7 +2,7 @@ import Foundation
 import StoreCore
 import StoreKinds
 
-/// `storehouse-bench bigstore [--server PATH] [--tasks N] [--batch N] [--in-memory] [--decode]`: one big
+/// `storehouse-bench bigstore [--server PATH] [--tasks N] [--batch N] [--in-memory] [--decode] [--recovery-only]`: one big
 /// `tasks` session over HTTP against a `storehouse` server this starts on a free loopback port
 /// (default `.build/release/storehouse`, default flags but `--fsync never`, in a temporary data
 /// directory). Prints RESULT lines:
@@ -17,7 +17,8 @@ import StoreKinds
 ///   `--in-memory`);
 /// - snapshot: then a second session's POST latencies while the big one takes batches of toggles
 ///   that make it write a snapshot;
-/// - `--decode`: only the encoding, parsing and decoding of a state of N tasks, in this process.
+/// - `--decode`: only the encoding, parsing and decoding of a state of N tasks, in this process;
+/// - `--recovery-only [--baseline PATH] [--runs N]`: the fill, then only restarts (see `benchRecoveries`).
 func runBigStoreBench(_ arguments: [String]) {
     func value(_ flag: String) -> String? {
         arguments.firstIndex(of: flag).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
@@ -58,6 +59,12 @@ func runBigStoreBench(_ arguments: [String]) {
     let earlyMean = early.reduce(0, +) / Double(max(1, early.count)), lateMean = late.reduce(0, +) / Double(max(1, late.count))
     print(String(format: "RESULT fill tasks=%d seconds=%.1f per_action_us_at_10k=%.1f per_action_us_at_end=%.1f ratio=%.2f",
                  tasks, Double(benchNow() - fillStart) / 1e9, earlyMean, lateMean, lateMean / earlyMean))
+
+    if arguments.contains("--recovery-only") {
+        server.stop()
+        return benchRecoveries(tasks: tasks, big: big, directory: directory, binaries: [binary] + (value("--baseline").map { [$0] } ?? []),
+                               runs: value("--runs").flatMap(Int.init) ?? 3)
+    }
 
     // Toggles, taking turns.
     var bigLatencies: [Int64] = [], smallLatencies: [Int64] = []
@@ -135,8 +142,35 @@ func runBigStoreBench(_ arguments: [String]) {
                  percentile(during, 0.5), percentile(during, 0.99), percentile(during, 1)))
 }
 
+/// `--recovery-only`: restarts on the filled directory `runs` times, by each binary in turn (the
+/// server, then `--baseline` when given: the same journal read by two builds, interleaved), and
+/// prints each restart's seconds to ready (and the server's peak RSS then) and their median per binary.
+private func benchRecoveries(tasks: Int, big: BenchClient.SessionRef, directory: String, binaries: [String], runs: Int) {
+    var seconds: [[Double]] = Array(repeating: [], count: binaries.count)
+    for run in 1...max(1, runs) {
+        for (b, binary) in binaries.enumerated() {
+            let restart = benchNow()
+            var server = BenchServer(binary: binary, directory: directory)
+            let elapsed = Double(benchNow() - restart) / 1e9
+            let peak = benchPeakRSSKiB(of: String(server.process.processIdentifier))
+            var client = BenchClient(port: server.port)
+            let (status, body) = client.request("GET", "/sessions/\(big.id)/state?path=/tasks/byId/\(tasks)", token: big.token)
+            server.stop()
+            if status != 200 { benchFail("after recovery by \(binary), task \(tasks) answered \(status): \(String(decoding: body.prefix(200), as: UTF8.self))") }
+            seconds[b].append(elapsed)
+            print("recovery run=\(run) server=\(binary) seconds_to_ready=" + String(format: "%.2f peak_rss_mib=%.0f", elapsed, Double(peak) / 1024))
+        }
+    }
+    for (b, binary) in binaries.enumerated() {
+        let sorted = seconds[b].sorted()
+        print("RESULT recovery tasks=\(tasks) server=\(binary) " + String(format: "median_s=%.2f min_s=%.2f max_s=%.2f runs=%d",
+                                                                             sorted[sorted.count / 2], sorted[0], sorted[sorted.count - 1], sorted.count))
+    }
+}
+
 /// `--decode`: where recovery's time goes for one big state, in this process (thread CPU time:
-/// the machine is shared).
+/// the machine is shared): the `JSONValue` path (parse, then decode) and the read straight from
+/// the bytes that recovery uses.
 private func benchDecode(tasks: Int) {
     func benchNow() -> Int64 {
         var ts = timespec()
@@ -153,8 +187,13 @@ private func benchDecode(tasks: Int) {
     t0 = benchNow()
     guard let decoded = try? TasksState(json: json, path: "") else { benchFail("decode") }
     let decode = benchNow() - t0
-    print(String(format: "RESULT decode tasks=%d bytes=%d encode_s=%.2f parse_s=%.2f decode_s=%.2f", decoded.tasks.count, bytes.count,
-                 Double(encode) / 1e9, Double(parse) / 1e9, Double(decode) / 1e9))
+    // What recovery does: the state read straight from the bytes (`TasksState.init(reading:)`).
+    t0 = benchNow()
+    guard let read = try? JSONStreamReader.read(bytes, maxDepth: 10_000, { (r) throws(StateDecodingError) in try TasksState(reading: &r) }),
+          read.tasks.count == decoded.tasks.count else { benchFail("read") }
+    let streamed = benchNow() - t0
+    print(String(format: "RESULT decode tasks=%d bytes=%d encode_s=%.2f parse_s=%.2f decode_s=%.2f read_s=%.2f", decoded.tasks.count, bytes.count,
+                 Double(encode) / 1e9, Double(parse) / 1e9, Double(decode) / 1e9, Double(streamed) / 1e9))
 }
 
 private func percentile(_ xs: [Int64], _ p: Double) -> Double {
@@ -173,9 +212,15 @@ func benchFail(_ message: String) -> Never {
 /// This process's resident set, in KiB.
 func benchSelfRSSKiB() -> Int { benchRSSKiB(of: "self") }
 
-func benchRSSKiB(of pid: String) -> Int {
+/// The peak resident set of a process so far (`VmHWM`), in KiB.
+func benchPeakRSSKiB(of pid: String) -> Int { benchStatusKiB(of: pid, "VmHWM:") }
+
+func benchRSSKiB(of pid: String) -> Int { benchStatusKiB(of: pid, "VmRSS:") }
+
+/// A KiB figure of `/proc/PID/status`.
+private func benchStatusKiB(of pid: String, _ field: String) -> Int {
     guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }) else { return 0 }
     return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
 }
 

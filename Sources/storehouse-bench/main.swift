@@ -20,6 +20,6 @@ case "loopback-floor":
 case "bigstore":
     runBigStoreBench(Array(arguments.dropFirst()))
 default:
-    print("usage: storehouse-bench core | journal [DIR] | recovery [DIR] [SESSIONS] [ACTIONS] | http-server [--port N]\n       | sse-fanout BASE_URL [-n SUBSCRIBERS] [-m ACTIONS] [-r RATE] [--threads K]\n       | loopback-floor [-n CONNECTIONS] | bigstore [--server PATH] [--tasks N] [--batch N] [--in-memory] [--decode]")
+    print("usage: storehouse-bench core | journal [DIR] | recovery [DIR] [SESSIONS] [ACTIONS] | http-server [--port N]\n       | sse-fanout BASE_URL [-n SUBSCRIBERS] [-m ACTIONS] [-r RATE] [--threads K]\n       | loopback-floor [-n CONNECTIONS] | bigstore [--server PATH] [--tasks N] [--batch N] [--in-memory] [--decode] [--recovery-only [--baseline PATH] [--runs N]]")
     exit(2)
 }

@@ -44,7 +44,9 @@ public enum JSONReader {
     }
 }
 
-private struct Parser {
+/// The one RFC 8259 parser: `JSONReader` builds values with it, `JSONStreamReader` reads
+/// tokens with it (and its values where a decoder wants a generic one).
+struct Parser {
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
     var index = 0

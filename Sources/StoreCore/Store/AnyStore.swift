@@ -67,6 +67,9 @@ public protocol StoreKind: Sendable {
     func makeStore(state: JSONValue?, version: Int, environment: EffectEnvironment) throws(StateDecodingError) -> any AnyStore
     /// A store that starts from a kept state: O(1) for a state this kind's store gave.
     func makeStore(shared: SharedState, version: Int, environment: EffectEnvironment) throws(StateDecodingError) -> any AnyStore
+    /// A state of this kind read from `reader` (a snapshot's bytes), for `makeStore(shared:)`:
+    /// straight into the state when it is `JSONStreamDecodable`, without a `JSONValue` of it.
+    func readState(from reader: inout JSONStreamReader) throws(StateDecodingError) -> SharedState
 }
 
 extension StoreKind {

@@ -44,6 +44,10 @@ public struct Kind<State: StoreState, Action: StoreAction>: StoreKind {
         return try makeStore(state: shared.jsonValue(), version: version, environment: environment)
     }
 
+    public func readState(from reader: inout JSONStreamReader) throws(StateDecodingError) -> SharedState {
+        try SharedState(State.read(from: &reader))
+    }
+
     /// The typed store (tests, benchmarks).
     public func makeTypedStore(state: JSONValue? = nil, version: Int = 0, environment: EffectEnvironment = .live) throws(StateDecodingError) -> Store<State, Action> {
         let initial = try state.map { (json) throws(StateDecodingError) -> State in try State(json: json, path: "") } ?? State.initial

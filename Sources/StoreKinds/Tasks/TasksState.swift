@@ -29,6 +29,11 @@ public struct TasksState: StoreState, Equatable, Encodable {
         tasks = try json.decodeMember("tasks", at: path)
         favoriteIds = try json.decodeMember("favoriteIds", at: path)
         nextId = try json.decodeMember("nextId", at: path)
+        try validate(at: path)
+    }
+
+    /// What `init(json:path:)` and `init(reading:)` check once the members are read.
+    mutating func validate(at path: String) throws(StateDecodingError) {
         for (i, id) in favoriteIds.enumerated() where !tasks.contains(id) {
             throw StateDecodingError(path: path + "/favoriteIds/\(i)", message: "no task has this id")
         }
@@ -40,10 +45,11 @@ public struct TasksState: StoreState, Equatable, Encodable {
         // Ids come from nextId, which starts at 1: a restored state must not make add() hand out
         // a negative id, whose key ("-5") the state's schema does not allow.
         guard nextId >= 1 else { throw StateDecodingError(path: path + "/nextId", message: "must be at least 1") }
-        if let minId = tasks.ids.min(), minId < 0 {
+        let ids = tasks.ids
+        if let minId = ids.min(), minId < 0 {
             throw StateDecodingError(path: path + "/tasks/byId/\(minId)", message: "a task id is never negative")
         }
-        if let maxId = tasks.ids.max(), nextId <= maxId {
+        if let maxId = ids.max(), nextId <= maxId {
             throw StateDecodingError(path: path + "/nextId", message: "must be greater than every task id")
         }
     }

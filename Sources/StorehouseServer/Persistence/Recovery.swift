@@ -94,7 +94,7 @@ enum Recovery {
             version = last.version
             updatedAt = decoded.0.at
         } else if let snapshot = item.snapshot {
-            guard let decoded = try? SnapshotCoding.decode(snapshot.bytes) else { return nil }
+            guard let decoded = try? SnapshotCoding.decode(snapshot.bytes, state: { (r) throws(StateDecodingError) in try r.skipValue() }) else { return nil }
             version = decoded.version
             updatedAt = decoded.updatedAt
         } else {
@@ -136,7 +136,7 @@ enum Recovery {
     static func rebuild(meta: SnapshotCoding.Meta, snapshot: (version: Int, bytes: [UInt8])?, records journaled: [(version: Int, bytes: [UInt8])],
                         context: SessionContext) throws -> Session {
         guard let kind = context.kinds.kind(named: meta.kind) else { throw RecoveryError(description: "unknown kind \(meta.kind)") }
-        var state: JSONValue? = meta.state
+        var snapshotState: SharedState?
         var version = 0
         var updatedAt = meta.createdAt
         var idempotency = IdempotencyCache(answerBudget: context.idempotencyAnswerBudget)
@@ -151,13 +151,19 @@ enum Recovery {
                 throw RecoveryError(description: "the import's \(imported.count) actions after version \(version) do not reach its version \(base.version)")
             }
         } else if let snapshot {
-            let decoded = try SnapshotCoding.decode(snapshot.bytes)
-            state = decoded.state
+            // Straight from the bytes into the kind's state: no `JSONValue` of a big state.
+            let decoded = try SnapshotCoding.decode(snapshot.bytes) { (r) throws(StateDecodingError) in try kind.readState(from: &r) }
+            snapshotState = decoded.state
             version = decoded.version
             updatedAt = decoded.updatedAt
             for (key, entry) in decoded.idempotency { idempotency.insert(key, entry) }
         }
-        let store = try kind.makeStore(state: state, version: version, environment: context.effectEnvironment)
+        let store: any AnyStore
+        if let snapshotState {
+            store = try kind.makeStore(shared: snapshotState, version: version, environment: context.effectEnvironment)
+        } else {
+            store = try kind.makeStore(state: meta.state, version: version, environment: context.effectEnvironment)
+        }
         // The state replay starts from, kept as it is (O(1)) before the records change the store.
         let base = store.sharedState()
         // The newest job of each name that the replay starts from or goes through: what an

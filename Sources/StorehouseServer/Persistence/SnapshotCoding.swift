@@ -57,23 +57,49 @@ enum SnapshotCoding {
         out.append(UInt8(ascii: "]"))
     }
 
-    struct Decoded {
+    struct Decoded<State> {
         var version: Int
         var updatedAt: Int64
-        var state: JSONValue
+        var state: State
         var idempotency: [(key: String, entry: IdempotencyCache.Entry)]
     }
 
-    static func decode(_ bytes: [UInt8]) throws -> Decoded {
-        guard case .object(let o) = try JSONReader.parse(bytes, maxDepth: 10_000),
-              case .int(let version)? = o["version"], case .int(let updatedAt)? = o["updatedAt"],
-              let state = o["state"] else { throw RecordCoding.DecodeError(description: "snapshot is not a session snapshot") }
-        var entries: [(String, IdempotencyCache.Entry)] = []
-        if case .array(let list)? = o["idempotency"] {
-            for item in list {
-                if let entry = idempotencyEntry(item) { entries.append(entry) }
+    /// The snapshot with its state as a `JSONValue`.
+    static func decode(_ bytes: [UInt8]) throws -> Decoded<JSONValue> {
+        try decode(bytes) { (r) throws(StateDecodingError) in try r.readValue() }
+    }
+
+    /// The snapshot in one pass over its bytes, `state` reading the state where it stands (a
+    /// kind's `readState`: straight into the state, no `JSONValue` of it). Members in any order.
+    static func decode<State>(_ bytes: [UInt8], state read: (inout JSONStreamReader) throws(StateDecodingError) -> State) throws -> Decoded<State> {
+        var version: Int?, updatedAt: Int?, state: State?
+        var entries: [(key: String, entry: IdempotencyCache.Entry)] = []
+        do {
+            try JSONStreamReader.read(bytes, maxDepth: 10_000) { (r) throws(StateDecodingError) in
+                try r.beginObject()
+                while let key = try r.nextKey() {
+                    if key == "version" {
+                        version = try r.readInt()
+                    } else if key == "updatedAt" {
+                        updatedAt = try r.readInt()
+                    } else if key == "idempotency" {
+                        entries = []
+                        if case .array(let list) = try r.readValue() {
+                            for item in list {
+                                if let entry = idempotencyEntry(item) { entries.append(entry) }
+                            }
+                        }
+                    } else if key == "state" {
+                        do throws(StateDecodingError) { state = try read(&r) } catch { throw error.under("/state") }
+                    } else {
+                        try r.skipValue()
+                    }
+                }
             }
+        } catch {
+            throw RecordCoding.DecodeError(description: "snapshot does not decode: \(error)")
         }
+        guard let version, let updatedAt, let state else { throw RecordCoding.DecodeError(description: "snapshot is not a session snapshot") }
         return Decoded(version: version, updatedAt: Int64(updatedAt), state: state, idempotency: entries)
     }
 
