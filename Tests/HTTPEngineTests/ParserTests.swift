@@ -192,6 +192,47 @@ final class ParserTests: XCTestCase {
         XCTAssertEqual(HTTPRequest(method: "GET", target: "/bad%zz%").queryItems().count, 0)
     }
 
+    /// The parser finds an origin-form target's query while it checks the target; the path and
+    /// query it hands over are those the request finds for itself from the same target.
+    func testParsedTargetsSplitAsTheRequestSplitsThem() {
+        for target in ["/a/b?x=1&y", "/a?", "/a", "/?q", "/a??b", "/s/x/actions", "http://h:1/z?q", "*"] {
+            let method = target == "*" ? "OPTIONS" : "GET"
+            var parser = HTTPRequestParser()
+            let bytes = Array("\(method) \(target) HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
+            let (_, event) = bytes.withUnsafeBufferPointer { parser.parse($0) }
+            guard case .request(let parsed) = event else { return XCTFail("\(target): \(event)") }
+            let built = HTTPRequest(method: method, target: target)
+            XCTAssertEqual(parsed.path, built.path, target)
+            XCTAssertEqual(parsed.query, built.query, target)
+        }
+    }
+
+    /// The parser keeps its buffers for the next request; a request still held keeps its own
+    /// headers and body whatever the parser reads next, with a body or without.
+    func testARequestStillHeldKeepsItsHeadersAndBodyWhileTheParserReadsOn() {
+        var parser = HTTPRequestParser()
+        func next(_ text: String) -> HTTPRequest? {
+            let bytes = Array(text.utf8)
+            guard case .request(let request) = bytes.withUnsafeBufferPointer({ parser.parse($0) }).event else { return nil }
+            return request
+        }
+        let first = next("POST /a HTTP/1.1\r\nHost: h\r\nX-One: 1\r\nContent-Length: 5\r\n\r\nfirst")
+        let second = next("POST /b HTTP/1.1\r\nHost: h\r\nX-Two: 2\r\nContent-Length: 3\r\n\r\nsec")
+        let third = next("GET /c HTTP/1.1\r\nHost: h\r\n\r\n")
+        XCTAssertEqual(first?.body, Array("first".utf8))
+        XCTAssertEqual(first?.headers["X-One"], "1")
+        XCTAssertNil(first?.headers["X-Two"])
+        XCTAssertEqual(second?.body, Array("sec".utf8))
+        XCTAssertEqual(second?.headers["X-Two"], "2")
+        XCTAssertEqual(second?.headers.count, 3)
+        XCTAssertEqual(third?.body, [])
+        XCTAssertEqual(third?.headers.count, 1)
+        // Once the earlier requests are gone, the buffers are reused and still start empty.
+        let fourth = next("POST /d HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nok")
+        XCTAssertEqual(fourth?.body, Array("ok".utf8))
+        XCTAssertEqual(fourth?.headers.count, 2)
+    }
+
     func testHeadersCaseInsensitive() {
         var headers = HTTPHeaders()
         headers.add("X-One", "1")

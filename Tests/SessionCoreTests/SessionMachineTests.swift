@@ -9,12 +9,14 @@ final class SessionMachineTests: XCTestCase {
     /// A POST under `--fsync always`: applied, appended, answered once durable.
     func testAPostIsAnsweredOnceItsAppendIsDurable() {
         let machine = TestMachine()
+        XCTAssertTrue(machine.machine.admitsAtOnce(head: 0), "without a key the host may skip .submit")
         machine.send(.submit(1, key: nil, head: 0, now: 0), [.proceed(1)])
         machine.send(.applied(1, versions: 1...2, key: nil, inline: false), [.append(1, epoch: 0)]) { $0.inFlight = 1 }
         machine.send(.appendAnswered(1, versions: 1...2, key: nil, epoch: 0, durable: true, head: 2),
                      [.madeDurable(1, through: 2), .reply(1, .answer), .startEffects(1)]) {
             $0.inFlight = 0
             $0.durable = 2
+            $0.published = 2
         }
     }
 
@@ -23,6 +25,7 @@ final class SessionMachineTests: XCTestCase {
         let machine = TestMachine()
         machine.send(.applied(7, versions: 1...1, key: nil, inline: true), [.madeDurable(7, through: 1), .reply(7, .answer), .startEffects(7)]) {
             $0.durable = 1
+            $0.published = 1
         }
     }
 
@@ -54,6 +57,7 @@ final class SessionMachineTests: XCTestCase {
                      [.madeDurable(4, through: 1), .reply(4, .answer), .startEffects(4)]) {
             $0.inFlight = 0
             $0.durable = 1
+            $0.published = 1
         }
     }
 
@@ -78,6 +82,8 @@ final class SessionMachineTests: XCTestCase {
             $0.inFlight = 0
             $0.parked = 0
         }
+        XCTAssertTrue(machine.machine.admitsAtOnce(head: 0), "a head back at the durable version is not stuck")
+        XCTAssertFalse(machine.machine.admitsAtOnce(head: 2), "the host feeds .submit, which refuses")
         machine.send(.submit(5, key: nil, head: 2, now: 0), [.reply(5, .headStuck)])
         machine.send(.read("GET third", version: 2, head: 2, at: later), [.refuseRead("GET third", .headStuck)])
     }
@@ -94,11 +100,12 @@ final class SessionMachineTests: XCTestCase {
                      [.madeDurable(1, through: 1), .reply(1, .answer), .reply(2, .replayOf(1)), .startEffects(1)]) {
             $0.inFlight = 0
             $0.durable = 1
+            $0.published = 1
             $0.keys["k"] = .init(durable: true)
         }
-        machine.send(.submit(3, key: ("k", [1]), head: 1, now: 5), [.reply(3, .replay(key: "k"))])
+        machine.send(.submit(3, key: ("k", [1]), head: 1, now: 5), [.reply(3, .replay)])
         XCTAssertEqual(machine.machine.ledger.entries["k"]?.response, Array("first".utf8), "the answer the host replays")
-        machine.send(.submit(4, key: ("k", [2]), head: 1, now: 5), [.reply(4, .keyReused("k"))])
+        machine.send(.submit(4, key: ("k", [2]), head: 1, now: 5), [.reply(4, .keyReused)])
         // Past its lifetime the key is new again.
         machine.send(.submit(5, key: ("k", [2]), head: 1, now: 24 * 3_600_000), [.proceed(5)])
     }
@@ -112,7 +119,7 @@ final class SessionMachineTests: XCTestCase {
         ledger.insert("k", recovered)
         let machine = TestMachine(version: 4, ledger: ledger)
         machine.send(.recovered(version: 4), [])
-        machine.send(.submit(1, key: ("k", [9]), head: 4, now: 1), [.reply(1, .replay(key: "k"))])
+        machine.send(.submit(1, key: ("k", [9]), head: 4, now: 1), [.reply(1, .replay)])
         XCTAssertEqual(machine.machine.ledger.entries["k"], recovered, "without its answer: the host renders it from history")
     }
 
@@ -130,6 +137,7 @@ final class SessionMachineTests: XCTestCase {
                      [.madeDurable(1, through: 1), .reply(1, .answer), .startEffects(1), .answerRead("r1")]) {
             $0.inFlight = 1
             $0.durable = 1
+            $0.published = 1
             $0.parked = 1
         }
         machine.send(.tick(now: start + .seconds(2), deadline: .seconds(1)), [.refuseRead("r2", .notDurableInTime)]) { $0.parked = 0 }
@@ -143,12 +151,13 @@ final class SessionMachineTests: XCTestCase {
         machine.send(.applied(1, versions: 1...1, key: "k", inline: false), [.append(1, epoch: 0)]) { $0.inFlight = 1 }
         machine.send(.submit(2, key: ("k", [1]), head: 1, now: 0), []) { $0.keys["k"]?.waiters = [2] }
         machine.send(.read("r", version: 1, head: 1, at: later), []) { $0.parked = 1 }
-        machine.send(.delete, [.readAgain("r"), .reply(2, .notFound)]) {
+        machine.send(.delete(now: 0), [.readAgain("r"), .reply(2, .notFound)]) {
             $0.deleted = true
             $0.parked = 0
             $0.keys["k"]?.waiters = []
         }
         machine.send(.appendAnswered(1, versions: 1...1, key: "k", epoch: 0, durable: true, head: 1), [.reply(1, .notFound)]) { $0.inFlight = 0 }
+        XCTAssertFalse(machine.machine.admitsAtOnce(head: 1), "the host feeds .submit, which refuses")
         machine.send(.submit(3, key: nil, head: 1, now: 0), [.reply(3, .notFound)])
         machine.send(.read("late", version: 0, head: 1, at: later), [.refuseRead("late", .notFound)])
     }

@@ -23,6 +23,14 @@ final class TestMachine {
         var deleted = false
         /// Each Idempotency-Key: whether it is durable, and the repeats waiting on it.
         var keys: [String: Key] = [:]
+        /// The event streams, in order, and those a shutdown ends once the head settles.
+        var subscribers: [Subscribers.Subscriber] = []
+        var endingWhenSettled: [SubscriberID] = []
+        /// The journal snapshots' schedule: the last snapshot, the window's dropped bytes then,
+        /// the action bytes since.
+        var snapshot = 0
+        var droppedAtSnapshot = 0
+        var bytesSinceSnapshot = 0
     }
 
     struct Key: Equatable {
@@ -33,8 +41,8 @@ final class TestMachine {
     private(set) var machine: Machine
     private(set) var expected: State
 
-    init(version: Int = 0, ledger: Machine.Ledger = .init()) {
-        machine = Machine(version: version, ledger: ledger)
+    init(version: Int = 0, ledger: Machine.Ledger = .init(), snapshots: SnapshotSchedule = .init(every: 1_000, bytes: 64 << 20)) {
+        machine = Machine(version: version, ledger: ledger, snapshots: snapshots)
         expected = Self.state(of: machine)
     }
 
@@ -42,16 +50,31 @@ final class TestMachine {
         State(durable: machine.durability.durableVersion, published: machine.durability.publishedVersion,
               inFlight: machine.durability.appendsInFlight, epoch: machine.durability.epoch, parked: machine.parked.count,
               deleted: machine.deleted,
-              keys: machine.ledger.entries.mapValues { Key(durable: $0.durable, waiters: $0.waiters) })
+              keys: machine.ledger.entries.mapValues { Key(durable: $0.durable, waiters: $0.waiters) },
+              subscribers: machine.subscribers.all, endingWhenSettled: machine.subscribers.endingWhenSettled,
+              snapshot: machine.snapshots.version, droppedAtSnapshot: machine.snapshots.droppedBytesAtSnapshot,
+              bytesSinceSnapshot: machine.snapshots.bytesSince)
     }
 
     func send(_ event: Machine.Event, _ commands: [Machine.Command], file: StaticString = #filePath, line: UInt = #line,
               _ update: (inout State) -> Void = { _ in }) {
-        var emitted: [Machine.Command] = []
-        machine.send(event) { emitted.append($0) }
-        XCTAssertEqual(emitted, commands, "commands", file: file, line: line)
+        var emitted = SessionCommands<String>()
+        machine.send(event, into: &emitted)
+        XCTAssertEqual(Array(emitted.list), commands, "commands", file: file, line: line)
         update(&expected)
         XCTAssertEqual(Self.state(of: machine), expected, "state", file: file, line: line)
+    }
+
+    /// A request applied in memory as `versions`: durable at once, answered, its effects started;
+    /// published as well when no stream is there to send them to.
+    func applyInMemory(_ request: RequestID, _ versions: ClosedRange<Int>, weight: Int = 0, file: StaticString = #filePath, line: UInt = #line) {
+        let unheard = machine.subscribers.isEmpty
+        send(.applied(request, versions: versions, key: nil, inline: true, weight: weight),
+             [.madeDurable(request, through: versions.upperBound), .reply(request, .answer), .startEffects(request)], file: file, line: line) {
+            $0.durable = versions.upperBound
+            if unheard { $0.published = versions.upperBound }
+            $0.bytesSinceSnapshot += weight
+        }
     }
 
     /// The host's side of an applied request with a key: the ledger entry it inserts.

@@ -324,7 +324,7 @@ final class DurableReadsTests: XCTestCase {
         let events = try fixture.client()
         XCTAssertEqual(try events.openEvents("/sessions/\(id)/events", headers: bearer(token)).status, 200)
         XCTAssertEqual(try events.nextEvent().retry, "2000")
-        let held = session.lock.withLock { session.subscribers.values.first?.heldSnapshot?.version }
+        let held = session.lock.withLock { session.machine.subscribers.all.first?.heldSnapshot }
         XCTAssertEqual(held, 1, "the snapshot of the head waits for it to be durable")
         XCTAssertFalse(events.hasUnreadBytes(), "no snapshot before version 1 is durable")
         return events

@@ -15,6 +15,21 @@ final class EndpointTests: XCTestCase {
         XCTAssertNil(Endpoint(route: .other, method: "GET"))
     }
 
+    /// The lookup by route and method finds exactly the table's endpoints, each at its own
+    /// route and method, and nothing for a method no endpoint has.
+    func testTheLookupFindsEveryEndpointOfTheTableAndNothingElse() {
+        var found: [Endpoint] = []
+        for route in Metrics.Route.allCases {
+            for method in ["GET", "POST", "DELETE", "PUT", "HEAD", "OPTIONS", "get"] {
+                guard let endpoint = Endpoint(route: route, method: method) else { continue }
+                XCTAssertEqual(endpoint.route, route)
+                XCTAssertEqual(endpoint.method, method)
+                found.append(endpoint)
+            }
+        }
+        XCTAssertEqual(found.count, 8 + SessionEndpoint.allCases.count)
+    }
+
     func testAllowListsARoutesMethodsWithHeadAndOptions() {
         XCTAssertEqual(Endpoint.allow(.sessions), "GET, HEAD, POST, OPTIONS")
         XCTAssertEqual(Endpoint.allow(.session), "GET, HEAD, DELETE, OPTIONS")

@@ -212,6 +212,57 @@ final class HibernationTests: XCTestCase {
         XCTAssertEqual(try metric(fixture, "storehouse_session_hibernations_total"), 1)
     }
 
+    /// Many hibernated sessions of two kinds: the listing pages through them by kind from their
+    /// records, a burst of first requests (more than the loader has queues) loads every one, and a
+    /// hibernated session deleted takes its files with it.
+    func testABurstOfFirstRequestsLoadsEveryHibernatedSessionAndTheListingPagesThemByKind() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fixture = try diskFixture(directory)
+        var counters: [(id: String, token: String)] = []
+        var tasks: [(id: String, token: String)] = []
+        for _ in 0..<24 { counters.append(try fixture.createSession()) }
+        for _ in 0..<16 { tasks.append(try fixture.createSession(#"{"kind":"tasks"}"#)) }
+        let all = counters + tasks
+        try waitForMetric(fixture, "storehouse_session_hibernations_total", atLeast: all.count)
+        XCTAssertEqual(try metric(fixture, "storehouse_sessions_resident"), 0)
+
+        let client = try fixture.client()
+        func list(kind: String) throws -> [[String: Any]] {
+            var listed: [[String: Any]] = []
+            var cursor: String?
+            repeat {
+                let page = try client.request("GET", "/sessions?kind=\(kind)&limit=5" + (cursor.map { "&cursor=\($0)" } ?? ""),
+                                              headers: bearer(Self.admin)).json
+                listed += try XCTUnwrap(page["sessions"] as? [[String: Any]])
+                cursor = page["next"] as? String
+            } while cursor != nil
+            return listed
+        }
+        let listedTasks = try list(kind: "tasks")
+        XCTAssertEqual(listedTasks.compactMap { $0["id"] as? String }, tasks.map(\.id).sorted())
+        XCTAssertTrue(listedTasks.allSatisfy { $0["resident"] as? Bool == false && $0["kind"] as? String == "tasks" })
+        XCTAssertEqual(try metric(fixture, "storehouse_session_loads_total"), 0, "the listing loads nothing")
+
+        let statuses = Mutex<[Int]>([])
+        let port = fixture.port
+        DispatchQueue.concurrentPerform(iterations: all.count) { index in
+            let (id, token) = all[index]
+            let status = (try? TestClient(port: port).request("GET", "/sessions/\(id)/state", headers: bearer(token)).status) ?? 0
+            statuses.withLock { $0.append(status) }
+        }
+        XCTAssertEqual(statuses.withLock { $0 }, Array(repeating: 200, count: all.count))
+        XCTAssertEqual(try metric(fixture, "storehouse_session_loads_total"), all.count)
+        XCTAssertEqual(try list(kind: "counter").compactMap { $0["id"] as? String }, counters.map(\.id).sorted())
+
+        // Hibernated again, then deleted: loaded for the DELETE, and its files go.
+        try waitForMetric(fixture, "storehouse_session_hibernations_total", atLeast: 2 * all.count)
+        let (gone, goneToken) = counters[0]
+        XCTAssertEqual(try client.request("DELETE", "/sessions/\(gone)", headers: bearer(goneToken)).status, 204)
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: directory).contains { $0.hasPrefix(gone) })
+        XCTAssertEqual(try client.request("GET", "/sessions/\(counters[1].id)/state", headers: bearer(counters[1].token)).status, 200)
+    }
+
     func testAHibernatedSessionExpiresWithoutLoadingAndItsFilesGo() throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -128,7 +128,7 @@ final class MemoryBudgetTests: XCTestCase {
             XCTAssertEqual(try client.request("POST", "/sessions/\(id)/actions", headers: minimal,
                                               body: #"{"type":"tasks/add","payload":{"title":"\#(title)"}}"#).status, 200)
         }
-        // Past 1,000 versions the journal snapshots the state (`SnapshotPolicy`).
+        // Past 1,000 versions the journal snapshots the state (`SnapshotSchedule`).
         let toggles = "[" + Array(repeating: #"{"type":"tasks/toggleDone","payload":{"id":1}}"#, count: 10).joined(separator: ",") + "]"
         for _ in 0..<100 {
             XCTAssertEqual(try client.request("POST", "/sessions/\(id)/actions", headers: minimal, body: toggles).status, 200)

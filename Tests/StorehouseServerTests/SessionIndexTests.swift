@@ -7,7 +7,8 @@ final class SessionIndexTests: XCTestCase {
         var all: [String] = []
         var cursor: String?
         while true {
-            let (ids, more) = index.page(after: cursor, limit: limit, include: include)
+            let (packed, more) = index.page(after: cursor, limit: limit) { include($0.string) }
+            let ids = packed.map(\.string)
             XCTAssertLessThanOrEqual(ids.count, limit)
             all += ids
             guard more else { return all }
@@ -47,6 +48,7 @@ final class SessionIndexTests: XCTestCase {
         index.insert("b")
         XCTAssertEqual(pages(&index, limit: 2), ["a", "b", "c"])
         XCTAssertEqual(index.page(after: "c", limit: 5) { _ in true }.ids, [])
+        XCTAssertEqual(index.page(after: "a", limit: 1) { _ in true }.ids.map(\.string), ["b"])
         XCTAssertEqual(index.page(after: "a", limit: 1) { _ in true }.more, true)
     }
 }

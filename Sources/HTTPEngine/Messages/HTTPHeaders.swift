@@ -16,19 +16,20 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// Per field: the name's length and the value's (`UInt32` each, native byte order: these bytes
     /// never leave the process), then the name's bytes and the value's. Only `storage[..<used]`
-    /// holds fields; the rest is zeros kept as room, so a field is copied in with `memcpy` (an
+    /// holds fields; the rest is room (never read), so a field is copied in with `memcpy` (an
     /// `append(contentsOf:)` per part cost ~100 instructions, 300 a field).
-    private var storage: [UInt8]
-    private var used: Int
+    @usableFromInline var storage: [UInt8]
+    @usableFromInline var used: Int
     /// How many fields there are.
-    public private(set) var count: Int
+    @inlinable public var count: Int { fieldCount }
+    @usableFromInline var fieldCount: Int
 
-    private static let lengthBytes = 8
+    @usableFromInline static let lengthBytes = 8
 
     public init() {
         storage = []
         used = 0
-        count = 0
+        fieldCount = 0
     }
 
     public init(_ fields: [(String, String)]) {
@@ -43,6 +44,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     public var isEmpty: Bool { count == 0 }
 
     /// The first value of the field named `name` (case-insensitive), or nil.
+    @inlinable
     public subscript(_ name: String) -> String? {
         withValue(name) { String(decoding: $0, as: UTF8.self) }
     }
@@ -53,6 +55,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// ```swift
     /// let isJSON = request.headers.withValue("Content-Type") { $0.starts(with: "application/json".utf8) }
     /// ```
+    @inlinable
     public func withValue<R>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
         var found: UnsafeBufferPointer<UInt8>?
         var name = name
@@ -68,7 +71,24 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         }
     }
 
+    /// Whether a field named `name` (case-insensitive) has exactly the value `value`.
+    @inlinable
+    public func contains(_ name: String, value: String) -> Bool {
+        var found = false
+        var name = name, value = value
+        name.withUTF8 { wanted in
+            value.withUTF8 { wantedValue in
+                forEachField { fieldName, fieldValue in
+                    found = Self.equalsIgnoringCase(fieldName, wanted) && fieldValue.elementsEqual(wantedValue)
+                    return !found
+                }
+            }
+        }
+        return found
+    }
+
     /// Every value of the field named `name`, in order.
+    @inlinable
     public func values(_ name: String) -> [String] {
         var values: [String] = []
         forEach(named: name) { values.append(String(decoding: $0, as: UTF8.self)) }
@@ -76,6 +96,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     }
 
     /// How many field lines are named `name` (case-insensitive); counts without allocating.
+    @inlinable
     public func count(_ name: String) -> Int {
         var n = 0
         forEach(named: name) { _ in n += 1 }
@@ -84,6 +105,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// The values of a list-based field (RFC 9110 §5.3) as one line: every field line of that
     /// name joined with ", ", which is what they mean together; nil when there is none.
+    @inlinable
     public func combined(_ name: String) -> String? {
         var joined: [UInt8] = []
         var any = false
@@ -96,6 +118,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     }
 
     /// Appends a field; earlier fields of the same name stay.
+    @inlinable
     public mutating func add(_ name: String, _ value: String) {
         var name = name, value = value
         name.withUTF8 { n in value.withUTF8 { v in append(name: n, value: v) } }
@@ -148,8 +171,15 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     // MARK: bytes
 
-    /// Appends a field from its bytes (the parser's way in: no string is built).
-    mutating func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+    /// Appends a field from its bytes (the parser's way in, and a value written on the stack:
+    /// no string is built). The bytes are copied as they are; `ResponseEncoder` drops a field
+    /// that is not a token and a field value when it writes it.
+    ///
+    /// ```swift
+    /// "ETag".utf8.withContiguousStorageIfAvailable { name in headers.append(name: name, value: digits) }
+    /// ```
+    @inlinable
+    public mutating func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         // The lengths are stored as UInt32: a longer field is a programming error (a request's are
         // bounded by the parser's limits), and storing it would make every read run past the field.
         precondition(name.count <= UInt32.max && value.count <= UInt32.max, "a header field of 4 GiB or more")
@@ -165,31 +195,50 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
             if let v = value.baseAddress { (field + Self.lengthBytes + name.count).update(from: v, count: value.count) }
         }
         used = end
-        count += 1
+        fieldCount += 1
+    }
+
+    /// Removes every field; with `keepingCapacity` the bytes stay as room for the next fields.
+    mutating func removeAll(keepingCapacity: Bool) {
+        used = 0
+        fieldCount = 0
+        if !keepingCapacity { storage = [] }
     }
 
     /// Bytes held for fields and the room after them (tests).
     var reservedBytes: Int { storage.count }
 
     /// Makes room for `bytes` bytes of fields in all (with their lengths), so appends copy in place.
+    @usableFromInline
     mutating func reserveBytes(_ bytes: Int) {
         guard storage.count < bytes else { return }
-        storage.append(contentsOf: repeatElement(0, count: bytes - storage.count))
+        // The fields copied in and the room left as it comes: only `storage[..<used]` is ever
+        // read, and filling the room (element by element, or even with memset) cost more than
+        // the copy.
+        let used = self.used
+        storage = storage.withUnsafeBufferPointer { source in
+            [UInt8](unsafeUninitializedCapacity: bytes) { target, count in
+                if used > 0 { target.baseAddress.unsafelyUnwrapped.initialize(from: source.baseAddress.unsafelyUnwrapped, count: used) }
+                count = bytes
+            }
+        }
     }
 
     /// Calls `body` with each field's name and value bytes, in order, while it returns true.
+    @inlinable
     func forEachField(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Bool) {
         withFieldBytes { Self.forEach(in: $0, body) }
     }
 
     /// The bytes that hold fields (not the room after them).
-    @inline(__always)
-    private func withFieldBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    @inlinable @inline(__always)
+    func withFieldBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         try storage.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[..<used])) }
     }
 
     /// Calls `body` with the value bytes of every field named `name`, in order.
-    private func forEach(named name: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    @inlinable
+    func forEach(named name: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         var name = name
         name.withUTF8 { wanted in
             forEachField { fieldName, value in
@@ -199,8 +248,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         }
     }
 
-    @inline(__always)
-    private static func forEach(in bytes: UnsafeBufferPointer<UInt8>,
+    @inlinable @inline(__always)
+    static func forEach(in bytes: UnsafeBufferPointer<UInt8>,
                                 _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool) {
         var offset = 0
         while offset < bytes.count {
@@ -211,8 +260,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     }
 
     /// The field stored at `offset`: its name, its value, and where the next one starts.
-    @inline(__always)
-    private static func field(in bytes: UnsafeBufferPointer<UInt8>, at offset: Int)
+    @inlinable @inline(__always)
+    static func field(in bytes: UnsafeBufferPointer<UInt8>, at offset: Int)
         -> (name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, next: Int) {
         // `storage` is only ever written by `append`, so a length read here is always followed by its bytes.
         let base = bytes.baseAddress.unsafelyUnwrapped + offset
@@ -225,7 +274,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     }
 
     /// ASCII case-insensitive comparison; field names are tokens, so ASCII is all that matters.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func equalsIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         // Most lookups miss on the length alone; only then look at bytes.
         guard a.count == b.count else { return false }

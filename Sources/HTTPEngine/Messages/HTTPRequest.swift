@@ -24,13 +24,36 @@ public struct HTTPRequest: Sendable {
 
     public init(method: String, target: String, version: HTTPVersion = .http1_1,
                 headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], keepAlive: Bool = true) {
+        let (path, query) = Self.locate(in: target)
+        self.init(method: method, target: target, version: version, headers: headers, body: body, keepAlive: keepAlive,
+                  pathLocation: path, queryRange: query)
+    }
+
+    private init(method: String, target: String, version: HTTPVersion, headers: HTTPHeaders, body: [UInt8], keepAlive: Bool,
+                 pathLocation: PathLocation, queryRange: Range<Int>?) {
         self.method = method
         self.target = target
         self.version = version
         self.headers = headers
         self.body = body
         self.keepAlive = keepAlive
-        (pathLocation, queryRange) = Self.locate(in: target)
+        self.pathLocation = pathLocation
+        self.queryRange = queryRange
+    }
+
+    /// A parsed request whose target the parser checked: for an origin-form target (`/…`),
+    /// `originFormQuery` is the offset of its `?` (-1 for none), so the target is not scanned again.
+    init(method: String, target: String, version: HTTPVersion, headers: HTTPHeaders, body: [UInt8], keepAlive: Bool,
+         originFormQuery: Int?) {
+        guard let question = originFormQuery else {
+            self.init(method: method, target: target, version: version, headers: headers, body: body, keepAlive: keepAlive)
+            return
+        }
+        let count = target.utf8.count
+        // As `locate`: an origin-form path starts at 0 and is never empty (it starts with "/").
+        self.init(method: method, target: target, version: version, headers: headers, body: body, keepAlive: keepAlive,
+                  pathLocation: .range(0..<(question < 0 ? count : question)),
+                  queryRange: question < 0 ? nil : (question + 1)..<count)
     }
 
     /// The raw (not percent-decoded) path: the target before `?`.

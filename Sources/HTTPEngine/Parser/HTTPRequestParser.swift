@@ -32,11 +32,15 @@ public struct HTTPRequestParser: Sendable {
         case chunkData(remaining: Int)
         case chunkDataEnd
         case trailers
-        case failed(HTTPParseError)
+        /// The error is in `failure`: a payload here would make every state a copy of a large
+        /// value, paid on each line of every request.
+        case failed
     }
 
     public let limits: HTTPParserLimits
     var state: State = .requestLine
+    /// Why the parser failed, once `state` is `.failed`.
+    var failure = HTTPParseError.badRequest("")
 
     // The request being assembled.
     var method = ""
@@ -58,6 +62,9 @@ public struct HTTPRequestParser: Sendable {
     /// `headers` (a refusal after this saw them all, one before may have missed `Origin`).
     private(set) var headerBlockComplete = false
     var body: [UInt8] = []
+    /// For an origin-form target, the offset of its `?` (-1 when it has none), found while the
+    /// target was checked; nil for another form, whose path `HTTPRequest` finds itself.
+    var originFormQuery: Int?
 
     public init(limits: HTTPParserLimits = HTTPParserLimits()) {
         self.limits = limits
@@ -83,8 +90,8 @@ public struct HTTPRequestParser: Sendable {
         let count = input.count
         while true {
             switch state {
-            case .failed(let error):
-                return (pos, .error(error))
+            case .failed:
+                return (pos, .error(failure))
 
             case .body(let remaining):
                 let n = min(remaining, count - pos)
@@ -137,7 +144,8 @@ public struct HTTPRequestParser: Sendable {
     }
 
     mutating func fail(_ error: HTTPParseError, at pos: Int) -> (consumed: Int, event: Event) {
-        state = .failed(error)
+        state = .failed
+        failure = error
         return (pos, .error(error))
     }
 
@@ -199,7 +207,8 @@ public struct HTTPRequestParser: Sendable {
             // front end may frame differently.
             headBytes += length
             if headBytes > limits.maxHeaderBytes { return .failure(.headersTooLarge("the trailer block exceeds \(limits.maxHeaderBytes) bytes")) }
-            if case .failure(let error) = Self.splitFieldLine(line, what: "trailer") { return .failure(error) }
+            var field = FieldLine(name: UnsafeBufferPointer(start: nil, count: 0), value: UnsafeBufferPointer(start: nil, count: 0))
+            if let flaw = Self.splitFieldLine(line, into: &field) { return .failure(flaw.error(what: "trailer")) }
             return .next
 
         default:
@@ -214,6 +223,13 @@ public struct HTTPRequestParser: Sendable {
     /// (partial lines only) whether the version part is already too long. A partial line gets an error
     /// only when the complete line would certainly get the same one, so slicing never changes a verdict.
     func requestLinePrefixError(_ line: UnsafeBufferPointer<UInt8>, complete: Bool) -> HTTPParseError? {
+        var sp1 = 0, sp2 = 0
+        return requestLinePrefixError(line, complete: complete, sp1: &sp1, sp2: &sp2)
+    }
+
+    /// The same, saying where the line's first two spaces are (`sp2` is the line's length when
+    /// there is no second), so a complete line is scanned for them once.
+    func requestLinePrefixError(_ line: UnsafeBufferPointer<UInt8>, complete: Bool, sp1 found1: inout Int, sp2 found2: inout Int) -> HTTPParseError? {
         guard let sp1 = line.firstIndex(of: 0x20) else {
             if line.count > Self.maxMethodBytes || complete { return .badRequest("malformed request line") }
             for b in line where !ASCII.isTokenChar(b) { return .badRequest("invalid method") }
@@ -226,14 +242,13 @@ public struct HTTPRequestParser: Sendable {
         if sp2 - sp1 - 1 > limits.maxTargetBytes { return .uriTooLong("the request-target exceeds \(limits.maxTargetBytes) bytes") }
         // "HTTP/x.y" is 8 bytes.
         if !complete && sp2 < line.count && line.count - sp2 - 1 > 8 { return .badRequest("malformed HTTP version") }
+        (found1, found2) = (sp1, sp2)
         return nil
     }
 
     mutating func parseRequestLine(_ line: UnsafeBufferPointer<UInt8>) -> HTTPParseError? {
-        if let error = requestLinePrefixError(line, complete: true) { return error }
-        guard let sp1 = line.firstIndex(of: 0x20) else { return .badRequest("malformed request line") }
-        var sp2 = sp1 + 1
-        while sp2 < line.count && line[sp2] != 0x20 { sp2 += 1 }
+        var sp1 = 0, sp2 = 0
+        if let error = requestLinePrefixError(line, complete: true, sp1: &sp1, sp2: &sp2) { return error }
         let targetLength = sp2 - sp1 - 1
         guard sp2 < line.count, targetLength > 0 else { return .badRequest("malformed request line") }
         // HTTP-version = "HTTP" "/" DIGIT "." DIGIT (RFC 9112 §2.3); it is case-sensitive.
@@ -247,10 +262,18 @@ public struct HTTPRequestParser: Sendable {
         // RFC 9110 §6.2: a 1.x recipient treats a higher minor version as the highest it supports.
         version = minor == 0 ? .http1_0 : .http1_1
         let t = UnsafeBufferPointer(rebasing: line[(sp1 + 1)..<sp2])
-        for b in t where b < 0x21 || b > 0x7E { return .badRequest("invalid byte in the request-target") }
+        // One pass: the bytes, a fragment, and where the query starts (`HTTPRequest` need not look again).
+        var fragment = false
+        var question = -1
+        for i in 0..<t.count {
+            let b = t[i]
+            if b < 0x21 || b > 0x7E { return .badRequest("invalid byte in the request-target") }
+            if b == UInt8(ascii: "#") { fragment = true }
+            if b == UInt8(ascii: "?") && question < 0 { question = i }
+        }
         // RFC 9112 §3.2 has no fragment in a request-target (a client strips it, RFC 9110 §4.2.4);
         // one here would carry whatever followed it (a token, say) into paths and logs.
-        if t.contains(UInt8(ascii: "#")) { return .badRequest("a request-target has no fragment ('#')") }
+        if fragment { return .badRequest("a request-target has no fragment ('#')") }
         // Origin-form, asterisk-form or absolute-form (RFC 9112 §3.2); authority-form is only for CONNECT.
         let isOrigin = t[0] == 0x2F
         let isAsterisk = t.count == 1 && t[0] == 0x2A
@@ -260,6 +283,7 @@ public struct HTTPRequestParser: Sendable {
         // RFC 9112 §3.2.4: the asterisk-form is only for a server-wide OPTIONS.
         if isAsterisk && method != "OPTIONS" { return .badRequest("'*' is a request-target only for OPTIONS") }
         target = String(decoding: t, as: UTF8.self)
+        originFormQuery = isOrigin ? question : nil
         return nil
     }
 
@@ -286,11 +310,9 @@ public struct HTTPRequestParser: Sendable {
 
     /// field-line = field-name ":" OWS field-value OWS (RFC 9112 §5).
     mutating func parseFieldLine(_ line: UnsafeBufferPointer<UInt8>) -> HTTPParseError? {
-        let name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>
-        switch Self.splitFieldLine(line, what: "header") {
-        case .failure(let error): return error
-        case .success(let field): (name, value) = (field.name, field.value)
-        }
+        var field = FieldLine(name: UnsafeBufferPointer(start: nil, count: 0), value: UnsafeBufferPointer(start: nil, count: 0))
+        if let flaw = Self.splitFieldLine(line, into: &field) { return flaw.error(what: "header") }
+        let name = field.name, value = field.value
         if headers.count >= limits.maxHeaderCount { return .headersTooLarge("more than \(limits.maxHeaderCount) header fields") }
         if let error = noteFramingField(name: name, value: value) { return error }
         // Room for a usual head at once, instead of regrowing at every doubling; a larger one grows
@@ -305,20 +327,37 @@ public struct HTTPRequestParser: Sendable {
         var value: UnsafeBufferPointer<UInt8>
     }
 
-    /// Checks a non-empty line as a field-line and splits it; `what` names the block in the error
-    /// ("header" or "trailer": trailer fields have the same syntax, RFC 9112 §7.1.2).
-    static func splitFieldLine(_ line: UnsafeBufferPointer<UInt8>, what: StaticString) -> Result<FieldLine, HTTPParseError> {
+    /// What is wrong with a field-line: a trivial value, so the split of a good line (every line
+    /// of every request) builds no error; the error and its text are made only for a bad one.
+    enum FieldLineFlaw {
+        case obsoleteFolding, noColon, badName, badValue
+
+        /// `what` names the block ("header" or "trailer": trailer fields have the same syntax,
+        /// RFC 9112 §7.1.2).
+        func error(what: StaticString) -> HTTPParseError {
+            switch self {
+            case .obsoleteFolding: .badRequest("obsolete line folding")
+            case .noColon: .badRequest("invalid \(what) field line")
+            case .badName: .badRequest("invalid \(what) field name")
+            case .badValue: .badRequest("invalid byte in a \(what) field value")
+            }
+        }
+    }
+
+    /// Checks a non-empty line as a field-line and splits it into `field`; nil when it is one.
+    static func splitFieldLine(_ line: UnsafeBufferPointer<UInt8>, into field: inout FieldLine) -> FieldLineFlaw? {
         // RFC 9112 §5.2: obs-fold (a line starting with whitespace) is rejected with 400.
-        if ASCII.isWhitespace(line[0]) { return .failure(.badRequest("obsolete line folding")) }
-        guard let colon = line.firstIndex(of: 0x3A), colon > 0 else { return .failure(.badRequest("invalid \(what) field line")) }
+        if ASCII.isWhitespace(line[0]) { return .obsoleteFolding }
+        guard let colon = line.firstIndex(of: 0x3A), colon > 0 else { return .noColon }
         // RFC 9112 §5.1: whitespace between the name and the colon MUST be rejected; the token check covers it.
-        for i in 0..<colon where !ASCII.isTokenChar(line[i]) { return .failure(.badRequest("invalid \(what) field name")) }
+        for i in 0..<colon where !ASCII.isTokenChar(line[i]) { return .badName }
         var start = colon + 1, end = line.count
         while start < end && ASCII.isWhitespace(line[start]) { start += 1 }
         while end > start && ASCII.isWhitespace(line[end - 1]) { end -= 1 }
         let value = UnsafeBufferPointer(rebasing: line[start..<end])
-        if !ASCII.isFieldValue(value) { return .failure(.badRequest("invalid byte in a \(what) field value")) }
-        return .success(FieldLine(name: UnsafeBufferPointer(rebasing: line[0..<colon]), value: value))
+        if !ASCII.isFieldValue(value) { return .badValue }
+        field = FieldLine(name: UnsafeBufferPointer(rebasing: line[0..<colon]), value: value)
+        return nil
     }
 
     /// Content-Length = 1*DIGIT (RFC 9110 §8.6). A list of identical values may be read as one
@@ -391,14 +430,19 @@ public struct HTTPRequestParser: Sendable {
             guard transferChunked else { return .failure(.badRequest("the final transfer coding is not chunked")) }
             guard chunkedCodings == 1 else { return .failure(.badRequest("chunked is applied more than once")) }
             guard transferCodings == 1 else { return .failure(.notImplemented("only the chunked transfer coding is understood")) }
+            body.removeAll(keepingCapacity: true)
             state = .chunkSize
             hasBody = true
         } else if let length = contentLength, length > 0 {
             if length > limits.maxBodyBytes { return .failure(.bodyTooLarge("the body exceeds \(limits.maxBodyBytes) bytes")) }
+            // The last request's buffer, kept by `reset`, emptied now that its request is
+            // usually gone (so it is reused, not copied).
+            body.removeAll(keepingCapacity: true)
             body.reserveCapacity(min(length, 64 << 10))
             state = .body(remaining: length)
             hasBody = true
         } else {
+            if !body.isEmpty { body = [] }
             return .event(.request(completeRequest()))
         }
         if hasBody && expectContinue { return .event(.expectContinue) }
@@ -437,14 +481,15 @@ public struct HTTPRequestParser: Sendable {
     /// `expectContinue` may depend on it). It is not kept alive: an answer from the head alone
     /// leaves the body unread on the connection.
     var head: HTTPRequest {
-        HTTPRequest(method: method, target: target, version: version, headers: headers, body: [], keepAlive: false)
+        HTTPRequest(method: method, target: target, version: version, headers: headers, body: [], keepAlive: false,
+                    originFormQuery: originFormQuery)
     }
 
     mutating func completeRequest() -> HTTPRequest {
         // RFC 9112 §9.3: 1.1 persists unless "close"; 1.0 only when "keep-alive" is asked for.
         let keepAlive = version == .http1_1 ? !connectionClose : (connectionKeepAlive && !connectionClose)
         let request = HTTPRequest(method: method, target: target, version: version,
-                                  headers: headers, body: body, keepAlive: keepAlive)
+                                  headers: headers, body: body, keepAlive: keepAlive, originFormQuery: originFormQuery)
         reset()
         return request
     }
@@ -454,7 +499,11 @@ public struct HTTPRequestParser: Sendable {
         method = ""
         target = ""
         version = .http1_1
-        headers = HTTPHeaders()
+        // The buffers stay for the next request when they are small: the request just handed
+        // over shares them, and once it is gone (an answer made while the loop reads, nearly
+        // every one) the next request writes into them without allocating; while it lives, the
+        // first write copies them, as a fresh buffer would have been allocated.
+        headers.removeAll(keepingCapacity: headers.reservedBytes <= Self.keptBufferBytes)
         headBytes = 0
         leadingEmptyLines = 0
         contentLength = nil
@@ -466,8 +515,15 @@ public struct HTTPRequestParser: Sendable {
         expectContinue = false
         hostCount = 0
         headerBlockComplete = false
-        body = []
+        // The body is emptied once the next head is read (`finishHead`), by when the request
+        // that shares it is usually gone: emptying a shared array here would allocate at once.
+        if body.capacity > Self.keptBufferBytes { body = [] }
+        originFormQuery = nil
     }
+
+    /// The most a connection keeps of each buffer between requests (10,000 idle connections
+    /// keep at most 20 MB).
+    static let keptBufferBytes = 1 << 10
 
     // MARK: byte helpers
 

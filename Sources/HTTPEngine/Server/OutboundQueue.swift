@@ -15,8 +15,16 @@ struct OutboundQueue {
 
     /// Drops `n` sent bytes from the front.
     mutating func consume(_ n: Int) {
-        var left = n
         byteCount -= n
+        if byteCount == 0 {
+            // All of it went (nearly every answer): no walk and no shifting. A queue that held a
+            // few segments keeps its small buffer for the next answer (one allocation less per
+            // request); a long one lets it go, so an idle connection stays small.
+            segments.removeAll(keepingCapacity: segments.capacity <= 4)
+            offset = 0
+            return
+        }
+        var left = n
         // The sent segments go in one removal: one at a time, each shifting the rest, draining a
         // long queue took time quadratic in its length (seconds for 8 MB of small answers).
         var sent = 0

@@ -20,10 +20,23 @@ extension Journal {
     ///
     ///     let found = journal.recover(expecting: { _ in }) { session in rebuild(session) }
     public func recover(expecting: (Int) -> Void, each: @escaping @Sendable (RecoveredSession) -> Void) -> JournalRecovery {
+        recover(expecting: expecting, each: { session, _ in
+            each(session)
+            return false
+        })
+    }
+
+    /// ``recover(expecting:each:)`` where `each` may park the session it is handed: it gets the
+    /// note ``park(sessions:)`` would give (nil when the session cannot be parked), and returns
+    /// true to keep it: the writer then never opens the session (``readSession(id:parked:)``
+    /// does, later). A million idle sessions start without a million writer states.
+    ///
+    ///     journal.recover(expecting: { _ in }) { session, parked in parked != nil && isIdle(session) }
+    public func recover(expecting: (Int) -> Void, parking each: @escaping @Sendable (RecoveredSession, ParkedSession?) -> Bool) -> JournalRecovery {
         recover(expecting: expecting, each: Optional(each))
     }
 
-    private func recover(expecting: (Int) -> Void = { _ in }, each: (@Sendable (RecoveredSession) -> Void)?) -> JournalRecovery {
+    private func recover(expecting: (Int) -> Void = { _ in }, each: (@Sendable (RecoveredSession, ParkedSession?) -> Bool)?) -> JournalRecovery {
         let started = DispatchTime.now().uptimeNanoseconds
         let first = recoveryStarted()
         guard first else { return JournalRecovery(sessions: [], failures: [], stats: .init()) }
@@ -63,8 +76,11 @@ extension Journal {
                     let outcome = worker.recover(all[i])
                     if let each, case .recovered(let session, let files, let warning) = outcome {
                         // Handed on and not kept: its records leave memory once `each` is done.
-                        each(session)
-                        outcomes.append(.handedOn(id: session.id, files, warning: warning))
+                        if each(session, files.parked) {
+                            if let warning { outcomes.append(.parked(id: session.id, warning: warning)) }
+                        } else {
+                            outcomes.append(.handedOn(id: session.id, files, warning: warning))
+                        }
                     } else {
                         outcomes.append(outcome)
                     }
@@ -99,6 +115,8 @@ extension Journal {
                     if let warning { warnings.append((id: s.id, message: warning)) }
                 case .handedOn(let id, let f, let warning):
                     adopt.append(f)
+                    if let warning { warnings.append((id: id, message: warning)) }
+                case .parked(let id, let warning):
                     if let warning { warnings.append((id: id, message: warning)) }
                 case .failed(let id, let reason, let f):
                     failures.append((id: id, reason: reason))
@@ -147,7 +165,7 @@ extension Journal {
         switch reader.recover(files) {
         case .recovered(let session, _, _): return .success(session)
         case .failed(_, let reason, _): return .failure(.sessionFailed(id, reason: reason))
-        case .discarded, .handedOn: return .failure(.unknownSession(id))
+        case .discarded, .handedOn, .parked: return .failure(.unknownSession(id))
         }
     }
 }

@@ -16,6 +16,8 @@ struct SessionRecovery {
         /// Recovered and handed to the caller as it was read (`Journal.recover(each:)`): only
         /// the files are kept, for the writer to adopt.
         case handedOn(id: String, RecoveredFiles, warning: String?)
+        /// Recovered, handed on and parked by the caller: the writer does not open it.
+        case parked(id: String, warning: String?)
     }
 
     let disk: Disk

@@ -37,6 +37,11 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         case files(id: String, done: @Sendable (SessionRecovery.Files?) -> Void)
         case statistics(done: @Sendable (JournalStatistics) -> Void)
         case close(done: @Sendable () -> Void)
+        /// Drops the state of each session whose writes are all synced (`Journal.park`).
+        case park(ids: [String], done: @Sendable ([ParkedSession?]) -> Void)
+        /// A parked session read back: its state again, its files as read (already on disk).
+        case reopen(RecoveredFiles, done: @Sendable (Bool) -> Void)
+        case deleteParked(id: String, segments: [Int], done: @Sendable () -> Void)
 
         var isSnapshot: Bool {
             switch self {
@@ -283,6 +288,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         var statisticsWaiters: [@Sendable (JournalStatistics) -> Void] = []
         var closing: (@Sendable () -> Void)?
         var created = false
+        var parking: [(ids: [String], done: @Sendable ([ParkedSession?]) -> Void)] = []
 
         func touch(_ s: SessionState) {
             if !s.inGroup {
@@ -369,16 +375,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                 counters.syncCalls += 1
                 let onDisk = (try? disk.syncFilesystem(dirFD)) != nil
                 for f in found where sessions[f.id] == nil {
-                    let s = SessionState(id: f.id, meta: f.meta, segments: f.segments.map { .init(seq: $0.seq, maxVersion: $0.maxVersion) },
-                                         size: f.lastSegmentSize, lastVersion: f.lastVersion)
-                    s.allocated = max(f.lastSegmentSize, f.lastSegmentAllocated)
-                    s.hasSnapshot = f.hasSnapshot
-                    s.snapshotVersion = f.snapshotVersion
-                    s.failure = f.failure
                     // Not on disk: claims would cover what recovery read, so none is made in that segment.
-                    s.syncedSize = onDisk ? f.lastSegmentSize : 0
-                    s.claimsFrozen = !onDisk
-                    sessions[f.id] = s
+                    sessions[f.id] = SessionState(f, onDisk: onDisk)
                 }
                 completions.append(.signal(done))
 
@@ -397,6 +395,26 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
 
             case .close(let done):
                 closing = done
+
+            case .park(let ids, let done):
+                parking.append((ids, done))  // after the group's writes: one may be this session's
+
+            case .reopen(let f, let done):
+                guard sessions[f.id] == nil else {
+                    completions.append(.signal({ done(false) }))
+                    continue
+                }
+                // Parked only once a sync covered every write: what was read is on disk.
+                sessions[f.id] = SessionState(f, onDisk: true)
+                completions.append(.signal({ done(true) }))
+
+            case .deleteParked(let id, let segments, let done):
+                if let s = sessions.removeValue(forKey: id) {
+                    removeFiles(of: s)
+                } else {
+                    removeFiles(id: id, segments: segments)
+                }
+                completions.append(.signal(done))
             }
         }
 
@@ -454,6 +472,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
             flushWaiters.forEach { $0() }
         }
         runAfterGroup()
+        for (ids, done) in parking { done(ids.map(park)) }
         if let closing {
             for s in Array(holders.values) {
                 // A stopped journal leaves files that end at their last record.
@@ -754,15 +773,36 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     private func removeFiles(of s: SessionState) {
         s.deleted = true
         release(s)
-        for seg in s.segments {
-            disk.unlink(FileNames.segment(s.id, seg.seq))
-            disk.unlink(FileNames.tornCopy(s.id, seg.seq))
+        removeFiles(id: s.id, segments: s.segments.map(\.seq))
+    }
+
+    private func removeFiles(id: String, segments: [Int]) {
+        for seq in segments {
+            disk.unlink(FileNames.segment(id, seq))
+            disk.unlink(FileNames.tornCopy(id, seq))
         }
-        disk.unlink(FileNames.snapshot(s.id))
-        disk.unlink(FileNames.snapshotPrevious(s.id))
-        disk.unlink(FileNames.snapshotCorrupt(s.id))
-        disk.unlink(FileNames.snapshotTemp(s.id))
+        disk.unlink(FileNames.snapshot(id))
+        disk.unlink(FileNames.snapshotPrevious(id))
+        disk.unlink(FileNames.snapshotCorrupt(id))
+        disk.unlink(FileNames.snapshotTemp(id))
         dirDirty = true
+    }
+
+    /// Drops `id`'s state when every write of it is on disk: its descriptor closed (the zero tail
+    /// cut off first, so the file ends at its last record, as `reopen` expects), the state gone.
+    /// Nil, and nothing changed, when it is unknown, failed, or a sync has not covered a write.
+    private func park(_ id: String) -> ParkedSession? {
+        guard let s = sessions[id], !s.deleted, s.failure == nil, !s.inGroup,
+              let first = s.segments.first?.seq, let last = s.segments.last?.seq,
+              let firstSegment = UInt32(exactly: first), let lastSegment = UInt32(exactly: last) else { return nil }
+        if policy != .always {
+            advanceSynced(s)
+            guard !s.claimsFrozen, s.unsynced.isEmpty, s.syncedSize == s.size else { return nil }
+        }
+        if s.fd >= 0, (try? trimPreallocation(s)) == nil { return nil }
+        release(s)
+        sessions[id] = nil
+        return ParkedSession(firstSegment: firstSegment, lastSegment: lastSegment)
     }
 
     // MARK: - Snapshots and compaction

@@ -60,6 +60,19 @@ final class SessionState {
         self.lastVersion = lastVersion
     }
 
+    /// The state of a session recovery read (`files`); `onDisk`: whether what it read is known
+    /// to be on disk, so later group-end frames may claim it.
+    convenience init(_ files: RecoveredFiles, onDisk: Bool) {
+        self.init(id: files.id, meta: files.meta, segments: files.segments.map { .init(seq: $0.seq, maxVersion: $0.maxVersion) },
+                  size: files.lastSegmentSize, lastVersion: files.lastVersion)
+        allocated = max(files.lastSegmentSize, files.lastSegmentAllocated)
+        hasSnapshot = files.hasSnapshot
+        snapshotVersion = files.snapshotVersion
+        failure = files.failure
+        syncedSize = onDisk ? files.lastSegmentSize : 0
+        claimsFrozen = !onDisk
+    }
+
     var currentSegmentName: String { FileNames.segment(id, segments.last?.seq ?? 1) }
 }
 
@@ -76,4 +89,12 @@ struct RecoveredFiles: Sendable {
     var lastSegmentAllocated: Int
     var lastVersion: Int?
     var failure: String?
+
+    /// The note a caller keeps to read the session back without the writer opening it (nil when
+    /// it failed or its segment numbers do not fit one).
+    var parked: ParkedSession? {
+        guard failure == nil, let first = segments.first?.seq, let last = segments.last?.seq,
+              let firstSegment = UInt32(exactly: first), let lastSegment = UInt32(exactly: last) else { return nil }
+        return ParkedSession(firstSegment: firstSegment, lastSegment: lastSegment)
+    }
 }

@@ -50,16 +50,25 @@ struct Parser {
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
     var index = 0
-    /// Pointer tokens of the containers being read; only turned into a string on error.
-    var path: [String] = []
 
     init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
         self.maxDepth = maxDepth
     }
 
+    /// An error at `index`, its path empty: each container it is inside adds its own token as
+    /// the error passes out of it (`within`), so reading a valid text keeps no path at all (a
+    /// stack of tokens cost an allocation per document and a string per array element).
     func error(_ message: String) -> JSONParseError {
-        JSONParseError(offset: index, path: JSONPointer(tokens: path).description, message: message)
+        JSONParseError(offset: index, path: "", message: message)
+    }
+
+    /// `error` as seen from the container that holds the value it was found in, whose pointer
+    /// token is `token`.
+    static func within(_ token: String, _ error: JSONParseError) -> JSONParseError {
+        var error = error
+        error.path = "/" + JSONPointer.escape(token) + error.path
+        return error
     }
 
     mutating func skipWhitespace() {
@@ -120,9 +129,9 @@ struct Parser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':' after a key") }
             index += 1
             skipWhitespace()
-            path.append(key)
-            member(key, try parseValue(depth: depth))
-            path.removeLast()
+            let value: JSONValue
+            do { value = try parseValue(depth: depth) } catch { throw Self.within(key, error) }
+            member(key, value)
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input in an object") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
@@ -139,9 +148,7 @@ struct Parser {
         if index < bytes.count && bytes[index] == UInt8(ascii: "]") { index += 1; return .array(array) }
         while true {
             skipWhitespace()
-            path.append(String(array.count))
-            array.append(try parseValue(depth: depth))
-            path.removeLast()
+            do { array.append(try parseValue(depth: depth)) } catch { throw Self.within(String(array.count), error) }
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input in an array") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }

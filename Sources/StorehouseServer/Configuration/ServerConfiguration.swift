@@ -60,6 +60,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Milliseconds a read of the head waits for it to be durable before it is answered 503 (no
     /// flag: a stalled disk must not hold a GET for ever; tests shorten it).
     var durableReadDeadlineMillis: Int64 = 10_000
+    /// A request body past this many bytes (a batch of a few hundred actions, about a
+    /// millisecond to read and apply) is handled off the event loop (no flag: a bound; tests lower it).
+    var offLoopBodyBytes = 16 << 10
+    /// A state whose encoding passes this many bytes is encoded off the event loop: a full POST
+    /// answer, a GET of the head, a new subscriber's snapshot, an export (no flag, as above).
+    var offLoopStateBytes = 256 << 10
 
     public init() {}
 }

@@ -1,5 +1,15 @@
 import HTTPEngine
+import SessionCore
 import StoreCore
+
+/// The changes of one publication, framed once for every subscriber (`.frames`).
+struct Publication {
+    let from: Int
+    let frames: [(version: Int, bytes: [UInt8])]
+    let all: SharedChunk
+    /// The oldest version framed: a subscriber whose run starts before it is too far behind.
+    let firstFrame: Int
+}
 
 extension Session {
     /// Registers a stream: writes `retry`, then either the changes after `resumeAfter`
@@ -12,7 +22,7 @@ extension Session {
             return false
         }
         var bytes = EventFrames.retry
-        var resumed = false
+        var resumedThrough: Int?
         // Clients are only ever shown durable versions: one past them is as unknown as one past the head.
         if let after = resumeAfter, canResumeLocked(after: after, head: durableVersion) {
             var replay: [UInt8] = []
@@ -25,32 +35,25 @@ extension Session {
             }
             if replay.count <= context.subscriberBufferBytes {
                 bytes += replay
-                resumed = true
+                resumedThrough = max(after, durableVersion)
             }
         }
-        let subscriber: Subscriber
         _ = stream.write(bytes)
-        if resumed, let after = resumeAfter {
-            subscriber = Subscriber(stream: stream, lastVersion: max(after, durableVersion), lastWrite: context.now())
-        } else {
-            subscriber = Subscriber(stream: stream, lastVersion: durableVersion, lastWrite: context.now())
-            sendSnapshotLocked(to: subscriber)
-        }
-        let key = ObjectIdentifier(subscriber)
-        subscribers[key] = subscriber
+        let id = requestIDLocked()
+        subscribers[id] = Subscriber(stream: stream)
+        var after = Afterwards()
+        feedLocked(.subscribe(id, resumedThrough: resumedThrough, head: store.version, now: context.now()), into: &after)
         lock.unlock()
+        after.run(self)
         context.gauges.subscriberOpened()
         // Registered after unlocking: a stream already closed runs these at once, and they take the lock.
-        stream.onClose { [weak self] in self?.unsubscribe(key) }
+        stream.onClose { [weak self] in self?.unsubscribe(id) }
         // The stream `unowned`, not `weak`: a weak reference gives the stream a side table, which
         // sends every retain and release of it (several per delivery) down the slow path. Safe: only
         // the stream itself runs this closure, from one of its own methods. The session is already
         // weakly held by `onClose`.
         stream.onShutdown { [weak self, unowned stream] in
-            // Every change the session applied goes out before `end`: what is durable now (a
-            // publication may be waiting on the fan-out queue), and what is still on its way to the
-            // journal, whose answer the client gets during the drain (the stream ends then).
-            if let self, lock.withLock({ endsWhenSettledLocked(stream) }) { return }
+            if let self, drain(id) { return }
             _ = stream.write(EventFrames.end(reason: "shutdown"))
             stream.finish()
         }
@@ -65,164 +68,149 @@ extension Session {
         return first <= after + 1
     }
 
-    func unsubscribe(_ key: ObjectIdentifier) {
-        let removed = lock.withLock { subscribers.removeValue(forKey: key) }
+    func unsubscribe(_ id: SubscriberID) {
+        let removed = lock.withLock {
+            var after = Afterwards()
+            feedLocked(.unsubscribe(id), into: &after)
+            return subscribers.removeValue(forKey: id)
+        }
         if removed != nil { context.gauges.subscriberClosed() }
+    }
+
+    /// At shutdown: the machine ends the stream once every change the session applied went out
+    /// (true); false when the session no longer holds it (the caller ends it).
+    private func drain(_ id: SubscriberID) -> Bool {
+        lock.lock()
+        guard subscribers[id] != nil else {
+            lock.unlock()
+            return false
+        }
+        var after = Afterwards()
+        feedLocked(.drain(id, head: store.version, now: context.now()), into: &after)
+        lock.unlock()
+        after.run(self)
+        return true
     }
 
     /// Publishes the versions through `version`, which the machine just made durable: here, or, for a session
     /// with at least `fanOutInlineLimit` subscribers, on `context.fanOutQueue`. Queuing a change for
     /// 10,000 streams takes milliseconds, and here is the journal's thread (which completes every
     /// session's appends) or the I/O thread of the posting client, whose answer would wait.
-    func publishLocked(through version: Int, outputs: [(Int, StoreOutput)]) {
+    func publishLocked(through version: Int, outputs: [(Int, StoreOutput)], into after: inout Afterwards) {
         // The history window follows the durable and published versions.
         defer { trimHistoryLocked() }
-        guard !subscribers.isEmpty else {
-            _ = machine.publishDurable()
+        guard !machine.subscribers.isEmpty else {
+            // The machine published them as it made them durable.
             pendingOutputs = []
             return
         }
         pendingOutputs += outputs
-        defer { endSettledStreamsLocked() }
-        if subscribers.count < context.fanOutInlineLimit { return publishPendingLocked() }
+        if machine.subscribers.count < context.fanOutInlineLimit || !machine.subscribers.endingWhenSettled.isEmpty {
+            feedLocked(.publish(head: store.version, now: context.now()), into: &after)
+            return
+        }
         guard !publishScheduled else { return }
         publishScheduled = true
         context.fanOutQueue.async { [self] in
+            var after = Afterwards()
             lock.withLock {
                 publishScheduled = false
-                publishPendingLocked()
+                feedLocked(.publish(head: store.version, now: context.now()), into: &after)
                 trimHistoryLocked()
             }
+            after.run(self)
         }
     }
 
-    /// Sends the changes (publishedVersion, durableVersion] and their outputs to every subscriber,
-    /// encoding each frame once for all of them. Every publication runs under the lock, oldest
-    /// first, so a subscriber still gets each version once and in order.
-    private func publishPendingLocked() {
-        guard let published = machine.publishDurable() else { return }
-        let (from, version) = (published.lowerBound, published.upperBound)
+    /// Runs one of the machine's subscriber commands under the lock; stream ends go to `after`.
+    /// `publication` holds the frames of the feed's `.frames`, `fanOut` its streams' wake-ups.
+    func runSubscriberCommandLocked(_ command: Machine.Command, publication: inout Publication?, fanOut: inout StreamFanOut?,
+                                    into after: inout Afterwards) {
+        switch command {
+        case .frames(let versions):
+            publication = framesLocked(versions)
+        case .publish(let id, let last):
+            guard let publication, let subscriber = subscribers[id] else { return }
+            // The history keeps every version not yet published (`keepingAfter`), so each subscriber's
+            // run is there; were one ever not, the subscriber starts over from a snapshot.
+            let chunk = last < publication.from ? publication.all
+                : SharedChunk(publication.frames.filter { $0.version > last }.flatMap(\.bytes))
+            if fanOut == nil { fanOut = StreamFanOut() }
+            if last + 1 < publication.firstFrame
+                || fanOut!.write(chunk, to: subscriber.stream, ifPendingAtMost: subscriber.bound(context.subscriberBufferBytes)) == .overBound {
+                feedLocked(.slow(id, now: context.now()), into: &after)
+            }
+        case .reset(let id):
+            // Too far behind (API.md "Events"): drop what is queued and start it over from a
+            // snapshot, built once the client has read what is already on its way. Built here,
+            // a client that stays stalled would cost a whole state's encoding per action.
+            guard let subscriber = subscribers[id] else { return }
+            subscriber.stream.dropPending { [weak self] in self?.sendAwaitedSnapshot(id) }
+            context.metrics.recordSubscriberReset()
+        case .sendSnapshot(let id, let replacingQueue):
+            subscribers[id]?.heldSnapshot = nil
+            subscribers[id]?.send(snapshotFrameLocked().frame, replacingQueue: replacingQueue)
+        case .holdSnapshot(let id):
+            subscribers[id]?.heldSnapshot = snapshotFrameLocked().frame
+        case .sendHeldSnapshot(let id):
+            guard let subscriber = subscribers[id], let held = subscriber.heldSnapshot else { return }
+            subscriber.heldSnapshot = nil
+            subscriber.send(held)
+        case .keepAlive(let id):
+            _ = subscribers[id]?.stream.write(EventFrames.keepAliveChunk)
+        case .endStream(let id, let reason):
+            guard let subscriber = subscribers.removeValue(forKey: id) else { return }
+            context.gauges.subscriberClosed()
+            after.add(.end(subscriber.stream, reason == .deleted ? endReason : "shutdown"))
+        default:
+            break
+        }
+    }
+
+    /// The changes of `versions` and their outputs, each encoded once, framed once (as an HTTP
+    /// chunk too): every subscriber's stream queues these same arrays.
+    private func framesLocked(_ versions: ClosedRange<Int>) -> Publication {
         let outputs = pendingOutputs
         pendingOutputs = []
-        guard !deleted, !subscribers.isEmpty else { return }
-        // Each output encoded once, into its change's frame.
         let outputFrames = outputs.map { (version: $0.0, bytes: EventFrames.output(version: $0.0, output: $0.1)) }
         var frames: [(version: Int, bytes: [UInt8])] = []
-        for entry in history.entries(from...version) {
+        for entry in history.entries(versions) {
             var bytes = EventFrames.change(version: entry.version, action: RecordCoding.action(entry.record), patch: entry.patch)
             for output in outputFrames where output.version == entry.version { bytes += output.bytes }
             frames.append((entry.version, bytes))
         }
-        // Framed once (as an HTTP chunk too): every subscriber's stream queues these same arrays.
         let all = SharedChunk(frames.count == 1 ? frames[0].bytes : frames.flatMap(\.bytes))
-        let now = context.now()
-        // The history keeps every version not yet published (`keepingAfter`), so each subscriber's
-        // run is there; were one ever not, the subscriber starts over from a snapshot.
-        let firstFrame = frames.first?.version ?? version + 1
-        var fanOut = StreamFanOut()
-        for subscriber in subscribers.values where !subscriber.awaitingSnapshot {
-            if let held = subscriber.heldSnapshot {
-                guard held.version <= version else { continue }
-                // Its version is durable now; it stands in for every change up to it.
-                subscriber.heldSnapshot = nil
-                subscriber.send(held)
-                subscriber.lastWrite = now
-            }
-            guard subscriber.lastVersion < version else { continue }
-            let chunk = subscriber.lastVersion < from ? all : SharedChunk(frames.filter { $0.version > subscriber.lastVersion }.flatMap(\.bytes))
-            if subscriber.lastVersion + 1 < firstFrame
-                || fanOut.write(chunk, to: subscriber.stream, ifPendingAtMost: subscriber.bound(context.subscriberBufferBytes)) == .overBound {
-                // Too far behind (API.md "Events"): drop what is queued and start it over from a
-                // snapshot, built once the client has read what is already on its way. Built here,
-                // a client that stays stalled would cost a whole state's encoding per action.
-                let key = ObjectIdentifier(subscriber)
-                subscriber.awaitingSnapshot = true
-                subscriber.stream.dropPending { [weak self] in self?.sendAwaitedSnapshot(key) }
-                context.metrics.recordSubscriberReset()
-            } else {
-                subscriber.lastVersion = version
-            }
-            subscriber.lastWrite = now
-        }
-    }
-
-    /// Sends `subscriber` a snapshot of the head, or, when the head is not durable yet, holds it
-    /// for the publication that makes it so: a crash could still take that version back, and a
-    /// client that had seen it would go on (or resume, by `Last-Event-ID`) from a state the
-    /// session never had. `replacingQueue` applies to one sent now (a held one follows the queue).
-    func sendSnapshotLocked(to subscriber: Subscriber, replacingQueue: Bool = false) {
-        let snapshot = snapshotFrameLocked()
-        guard snapshot.version <= durableVersion else {
-            subscriber.heldSnapshot = snapshot
-            return
-        }
-        subscriber.heldSnapshot = nil
-        subscriber.send(snapshot, replacingQueue: replacingQueue)
-    }
-
-    /// At shutdown: publishes what is durable and, if actions are still on their way to the
-    /// journal, keeps `stream` to end once they settle (true); false when it can end now.
-    private func endsWhenSettledLocked(_ stream: HTTPStream) -> Bool {
-        publishPendingLocked()
-        guard store.version > durableVersion else { return false }
-        streamsEndingWhenSettled.append(stream)
-        return true
-    }
-
-    /// Ends the streams shutdown left open once nothing the session applied is waiting for the
-    /// journal (made durable and published, or rolled back).
-    func endSettledStreamsLocked() {
-        guard !streamsEndingWhenSettled.isEmpty, store.version == durableVersion else { return }
-        publishPendingLocked()
-        let end = SharedChunk(EventFrames.end(reason: "shutdown"))
-        for stream in streamsEndingWhenSettled {
-            _ = stream.write(end)
-            stream.finish()
-        }
-        streamsEndingWhenSettled = []
+        return Publication(from: versions.lowerBound, frames: frames, all: all, firstFrame: frames.first?.version ?? versions.upperBound + 1)
     }
 
     /// A reset subscriber's stream drained: it gets the head as a snapshot and changes again.
-    private func sendAwaitedSnapshot(_ key: ObjectIdentifier) {
+    private func sendAwaitedSnapshot(_ id: SubscriberID) {
+        var after = Afterwards()
         lock.withLock {
-            guard !deleted, let subscriber = subscribers[key], subscriber.awaitingSnapshot, !subscriber.stream.isClosed else { return }
-            subscriber.awaitingSnapshot = false
-            sendSnapshotLocked(to: subscriber)
-            subscriber.lastWrite = context.now()
+            guard let subscriber = subscribers[id], !subscriber.stream.isClosed else { return }
+            feedLocked(.drained(id, head: store.version, now: context.now()), into: &after)
         }
+        after.run(self)
     }
 
     /// Writes `: keep-alive` to every subscriber silent for `interval` milliseconds or more.
     func sendHeartbeats(now: Int64, interval: Int64) {
         guard hasSubscribers.load(ordering: .relaxed) else { return }
-        lock.withLock {
-            for subscriber in subscribers.values where now - subscriber.lastWrite >= interval {
-                _ = subscriber.stream.write(EventFrames.keepAliveChunk)
-                subscriber.lastWrite = now
-            }
-        }
+        var after = Afterwards()
+        lock.withLock { feedLocked(.heartbeat(now: now, interval: interval), into: &after) }
+        after.run(self)
     }
 
-    /// Marks the session deleted and ends its streams with `end` / `deleted`.
+    /// Marks the session deleted and ends its streams with `end` / `reason`.
     func markDeleted(reason: String = "deleted") {
-        let (ended, after): ([Subscriber], Afterwards) = lock.withLock {
-            publishPendingLocked()
-            streamsEndingWhenSettled = []  // they end below, as deleted
-            // Parked reads read again (and find the session gone); idempotent repeats waiting on a
-            // request in flight are answered 404, as that request is from its completion.
-            var commands = feedLocked(.delete)
-            var after = Afterwards()
-            runLocked(&commands, pending: nil, into: &after)
-            let all = Array(subscribers.values)
-            subscribers.removeAll()
-            return (all, after)
+        var after = Afterwards()
+        lock.withLock {
+            endReason = reason
+            // What is durable goes out; parked reads read again (and find the session gone);
+            // idempotent repeats waiting on a request in flight are answered 404, as that request
+            // is from its completion; the streams end.
+            feedLocked(.delete(now: context.now()), into: &after)
         }
         after.run(self)
-        let frame = SharedChunk(EventFrames.end(reason: reason))
-        for subscriber in ended {
-            context.gauges.subscriberClosed()
-            _ = subscriber.stream.write(frame)
-            subscriber.stream.finish()
-        }
     }
 }

@@ -52,6 +52,19 @@ struct JournalLog: SessionLog {
         journal.readSession(id: sessionID).mapError { $0 as any Error }
     }
 
+    func park(sessionIDs: [String]) -> [ParkedSession?] { journal.park(sessions: sessionIDs) }
+
+    func load(sessionID: String, parked: ParkedSession) -> Result<RecoveredSession, any Error> {
+        journal.readSession(id: sessionID, parked: parked).mapError { $0 as any Error }
+    }
+
+    func delete(sessionID: String, parked: ParkedSession, completion: @escaping @Sendable () -> Void) {
+        DispatchQueue.global().async {
+            journal.deleteSession(id: sessionID, parked: parked)
+            completion()
+        }
+    }
+
     func delete(sessionID: String, completion: @escaping @Sendable () -> Void) {
         // The journal's delete waits for the files to go; that wait happens here, off the I/O threads.
         DispatchQueue.global().async {

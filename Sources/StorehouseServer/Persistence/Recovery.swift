@@ -21,7 +21,7 @@ enum Recovery {
         // Sessions idle for longer than `--hibernate-after-s` are registered hibernated, not
         // rebuilt: memory at start follows the sessions in use (their next request loads them).
         let idleBefore: Int64? = context.hibernateAfterMillis > 0 ? context.now() - context.hibernateAfterMillis : nil
-        let results = Mutex<(sessions: [Session], summaries: [SessionSummary], actions: Int, failures: Int, unfinished: [String])>(([], [], 0, 0, []))
+        let results = Mutex<(sessions: [Session], hibernated: Int, actions: Int, failures: Int, unfinished: [String])>(([], 0, 0, 0, []))
         // Memory budget: each recovered history gets its share of the budget when it is short
         // (the registry counts them again as it adopts them).
         var expected = 0
@@ -32,10 +32,13 @@ enum Recovery {
         let recovered = journal.recover(expecting: { count in
             expected = count
             context.memoryBudget.sessions.add(count, ordering: .relaxed)
-        }) { item in
-            if let idleBefore, let summary = summary(item, context: context), summary.updatedAt <= idleBefore {
-                results.withLock { $0.summaries.append(summary) }
-                return
+        }, parking: { item, parked in
+            // Registered as it is read, and parked: neither a summary nor the journal's state of
+            // it is held for the rest of recovery.
+            if let idleBefore, let parked, let summary = summary(item, context: context), summary.updatedAt <= idleBefore,
+               registry.adoptHibernated(summary, parked: parked) {
+                results.withLock { $0.hibernated += 1 }
+                return true
             }
             do {
                 let session = try rebuild(item, context: context)
@@ -51,7 +54,8 @@ enum Recovery {
                 let session = damaged(item.id, meta: item.meta, context: context)
                 results.withLock { $0.failures += 1; if let session { $0.sessions.append(session) } }
             }
-        }
+            return false
+        })
         defer { context.memoryBudget.sessions.subtract(expected, ordering: .relaxed) }
         var report = Report()
         for failure in recovered.failures {
@@ -67,12 +71,14 @@ enum Recovery {
         let done = results.withLock { $0 }
         for id in done.unfinished { journal.deleteSession(id: id) }
         for session in done.sessions { registry.adopt(session) }
-        registry.adoptHibernated(done.summaries)
+        // What reading every session's files took (its buffers, the writer's states of the
+        // sessions parked) goes back to the kernel: the resident size starts at what is kept.
+        context.memoryBudget.returnFreedMemory()
         // Effects are not replayed, but one that was running when the process died never fed
         // its answer back: the kind says what the state still waits for, and it runs again.
         for session in done.sessions where !session.damaged { session.resumeInterruptedEffects() }
-        report.sessions = done.sessions.count { !$0.damaged } + done.summaries.count
-        report.hibernated = done.summaries.count
+        report.sessions = done.sessions.count { !$0.damaged } + done.hibernated
+        report.hibernated = done.hibernated
         report.actions = done.actions
         report.failures += done.failures
         return report
@@ -227,6 +233,8 @@ enum Recovery {
         // The clock goes on from the last action or the last request before the restart, whichever
         // came later: both are on disk, and a restart never resets the clock.
         session.lifetime.touch(updatedAt)
+        // The snapshot's size, so a big state's first full answer is encoded off the event loop too.
+        session.stateBytesEstimate.store(snapshot?.bytes.count ?? 0, ordering: .relaxed)
         if let recorded = context.expiryClocks?.recorded(meta.id) { session.lifetime.restore(recorded: recorded) }
         session.restore(changes: changes, baseVersion: version, baseState: base, keptAlong: keptAlong,
                         updatedAt: updatedAt, idempotency: idempotency, replayedEffects: replayedEffects)
@@ -255,11 +263,10 @@ extension Session {
                  updatedAt: Int64, idempotency: IdempotencyCache, replayedEffects: [String: PendingEffect] = [:]) {
         lock.withLock {
             self.replayedEffects = replayedEffects
-            journalSnapshotVersion = baseVersion
             for change in changes { history.append(.init(version: change.version, record: change.action, patch: change.patch)) }
-            var commands = feedLocked(.recovered(version: store.version))
             var after = Afterwards()
-            runLocked(&commands, pending: nil, into: &after)
+            feedLocked(.recovered(version: store.version), into: &after)
+            feedLocked(.wroteSnapshot(at: baseVersion), into: &after)
             if !changes.isEmpty {
                 // The base the journal replayed from is what time travel replays from.
                 keptStates = KeptStates(byteBudget: context.keptStateBudget)

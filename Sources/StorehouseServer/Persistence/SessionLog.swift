@@ -35,6 +35,13 @@ protocol SessionLog: Sendable {
     func load(sessionID: String) -> Result<RecoveredSession, any Error>
     /// Removes the session's files, then calls `completion` (possibly on another thread).
     func delete(sessionID: String, completion: @escaping @Sendable () -> Void)
+    /// Drops what the log keeps per session for sessions leaving memory (after a `flush`); per id,
+    /// what reads or deletes it later, or nil when the log keeps it (it is then loaded by id).
+    func park(sessionIDs: [String]) -> [ParkedSession?]
+    /// `load(sessionID:)` for a session `park` dropped: the log keeps it again.
+    func load(sessionID: String, parked: ParkedSession) -> Result<RecoveredSession, any Error>
+    /// `delete(sessionID:completion:)` for a session `park` dropped.
+    func delete(sessionID: String, parked: ParkedSession, completion: @escaping @Sendable () -> Void)
     func close()
 }
 
@@ -42,6 +49,11 @@ extension SessionLog {
     func afterCompletions(_ body: @escaping @Sendable () -> Void) { body() }
     func flush() {}
     func load(sessionID: String) -> Result<RecoveredSession, any Error> { .failure(JournalError.unknownSession(sessionID)) }
+    func park(sessionIDs: [String]) -> [ParkedSession?] { sessionIDs.map { _ in nil } }
+    func load(sessionID: String, parked: ParkedSession) -> Result<RecoveredSession, any Error> { load(sessionID: sessionID) }
+    func delete(sessionID: String, parked: ParkedSession, completion: @escaping @Sendable () -> Void) {
+        delete(sessionID: sessionID, completion: completion)
+    }
 }
 
 /// `--in-memory`: nothing is kept, every append is done at once.

@@ -23,7 +23,9 @@ enum CORS {
     /// Every such answer says `Vary: Origin`, with or without the headers: a cache must not give
     /// a page the answer kept for curl, which has none (Fetch Standard §3.2.5, RFC 9110 §12.5.5).
     static func addHeaders(for requestHeaders: HTTPHeaders, to headers: inout HTTPHeaders) {
-        headers.add("Vary", "Origin")
+        // A JSON answer has it already (`JSONAnswer.ok`): adding it again would copy the fields
+        // of a cached answer, which every reader of the head shares.
+        if !headers.contains("Vary", value: "Origin") { headers.add("Vary", "Origin") }
         guard requestHeaders["Origin"] != nil else { return }
         addHeaders(to: &headers)
     }

@@ -2,7 +2,10 @@ import Glibc
 import HTTPEngine
 
 /// One request on its way to an answer: sends it once, and counts and logs it when it leaves.
-struct Exchange: Sendable {
+///
+/// A class: the reply closures that carry it to the answer (a session's, a durable read's) hold
+/// one reference, where a struct's copy retained each of its eight references.
+final class Exchange: Sendable {
     let request: HTTPRequest
     let responder: HTTPResponder
     let route: Metrics.Route
@@ -13,6 +16,17 @@ struct Exchange: Sendable {
     let metrics: Metrics
     let accessLog: AccessLog
     let now: @Sendable () -> Int64
+
+    init(request: HTTPRequest, responder: HTTPResponder, route: Metrics.Route, started: UInt64, metrics: Metrics,
+         accessLog: AccessLog, now: @escaping @Sendable () -> Int64) {
+        self.request = request
+        self.responder = responder
+        self.route = route
+        self.started = started
+        self.metrics = metrics
+        self.accessLog = accessLog
+        self.now = now
+    }
 
     func send(_ response: HTTPResponse) {
         var response = response

@@ -39,7 +39,7 @@ extension Router {
         out += Array(#"{"sessions":["#.utf8)
         for (index, session) in sessions.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            out += session.metadataJSON()
+            session.appendMetadataJSON(to: &out)
         }
         out += Array(#"],"next":"#.utf8)
         if more, let last = sessions.last {

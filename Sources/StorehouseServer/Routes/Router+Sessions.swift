@@ -76,8 +76,8 @@ extension Router {
         // Marked used, so the sweep leaves a resident origin so.
         guard !credential.isHibernated, let origin = registry.residentOnly(id) else {
             // A hibernated origin is loaded off the event loop (it reads the disk), and only now
-            // that its token is proved.
-            return DispatchQueue.global(qos: .userInitiated).async { [self] in
+            // that its token is proved, on the loader queue its id picks.
+            return registry.loader.run(for: id) { [self] in
                 guard let origin = registry.lookup(id) else { return exchange.send(SessionProblems.notFound) }
                 fork(origin, at: version, kind: kindName, ttlSeconds: ttlSeconds, exchange)
             }
@@ -93,7 +93,7 @@ extension Router {
         }
         // The state at an older version is rebuilt from a kept state and the history: off the I/O
         // thread, as `?version=` is.
-        DispatchQueue.global().async { [self] in
+        registry.context.offLoop.run { [self] in
             let at = version ?? origin.durableVersionNow()
             let bytes: [UInt8]
             do throws(Problem) { bytes = try origin.state(at: at) } catch { return exchange.send(error) }
@@ -154,7 +154,7 @@ extension Router {
             // A replay from a kept state can take a while on a large state: it runs off the I/O
             // thread, so the other connections of this loop are not held up meanwhile.
             let pointer = pointer, pointerText = pointerText
-            DispatchQueue.global().async {
+            registry.context.offLoop.run {
                 guard let pointer else {
                     let stateBytes: [UInt8]
                     do throws(Problem) { stateBytes = try session.state(at: version) } catch {
@@ -277,7 +277,15 @@ extension Router {
             }
             idempotency = (key, SHA256.hash(Self.canonicalBody(request.body)))
         }
-        let minimal = request.headers.values("Prefer").contains { field in
+        let minimal = Self.prefersMinimal(request)
+        session.submit(ActionSubmission(records: records, ifMatch: ifMatch, idempotency: idempotency, minimal: minimal)) { response in
+            exchange.send(response)
+        }
+    }
+
+    /// `Prefer: return=minimal` (RFC 7240 §4.2): the answer is the patches, not the state.
+    static func prefersMinimal(_ request: HTTPRequest) -> Bool {
+        request.headers.values("Prefer").contains { field in
             // RFC 7240 §2: a list of preferences, each token [BWS "=" BWS word] with parameters
             // after ';', where a word is a token or a quoted-string.
             field.split(separator: ",").contains { preference in
@@ -288,8 +296,23 @@ extension Router {
                 return value.lowercased() == "minimal"
             }
         }
-        session.submit(ActionSubmission(records: records, ifMatch: ifMatch, idempotency: idempotency, minimal: minimal)) { response in
-            exchange.send(response)
+    }
+
+    /// Whether a session request's work is too large for the event loop that read it, whose
+    /// other connections would wait for it: a body past `offLoopBodyBytes` (reading and applying
+    /// a batch), or an answer that encodes a state past `offLoopStateBytes` (a full POST answer,
+    /// the head, a new subscriber's snapshot, an export). Decided from the head and what the
+    /// session last encoded, so a small request pays three comparisons.
+    func isCostly(_ endpoint: SessionEndpoint, _ request: HTTPRequest, on session: Session) -> Bool {
+        if request.body.count > offLoopBodyBytes { return true }
+        guard session.stateBytesEstimate.load(ordering: .relaxed) > offLoopStateBytes
+                || session.journalSnapshotBytes.load(ordering: .relaxed) > offLoopStateBytes else { return false }
+        switch endpoint {
+        case .postActions: return !Self.prefersMinimal(request)
+        // `?version=` replays off the loop by itself; `?path=` alone encodes one value.
+        case .readState: return request.query == nil || !request.queryItems().contains { $0.name == "version" || $0.name == "path" }
+        case .openEvents, .export: return true
+        case .read, .delete, .readLog: return false
         }
     }
 

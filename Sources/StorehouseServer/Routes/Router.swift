@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import HTTPEngine
 import StoreCore
 import StoreKinds
@@ -9,7 +10,8 @@ import StoreKinds
 /// a body, take a session's lock, apply one reducer, encode the answer — and an
 /// answer that must wait for the journal is sent once the loop commits its
 /// iteration's appends (`eventLoopWillWait`), or from the journal's thread
-/// once they are synced.
+/// once they are synced. Larger work (a big batch, a big state's encoding, a
+/// load) runs on the `OffLoopPool` and answers from there (`isCostly`).
 final class Router: HTTPHandler {
     let registry: SessionRegistry
     let metrics: Metrics
@@ -19,6 +21,10 @@ final class Router: HTTPHandler {
     /// The operator's token and who may create sessions (`--admin-token`, `--create-sessions`).
     let access: AccessPolicy
     let inspector: Inspector
+    /// `SessionContext`'s bounds of what runs on an event loop, copied here: `isCostly` reads
+    /// them on every session request without copying the context (a struct of references).
+    let offLoopBodyBytes: Int
+    let offLoopStateBytes: Int
 
     init(registry: SessionRegistry, metrics: Metrics, accessLog: AccessLog, readiness: Readiness, access: AccessPolicy = AccessPolicy()) {
         self.registry = registry
@@ -28,6 +34,8 @@ final class Router: HTTPHandler {
         self.access = access
         kindsBody = Router.encodeKinds(registry.context.kinds, environment: registry.context.effectEnvironment)
         inspector = Inspector(kindsBody: kindsBody)
+        offLoopBodyBytes = registry.context.offLoopBodyBytes
+        offLoopStateBytes = registry.context.offLoopStateBytes
     }
 
     /// The loop's appends of this iteration go to the journal as one group.
@@ -68,8 +76,9 @@ final class Router: HTTPHandler {
         handleAdmitted(exchange, name: name, onLoop: true)
     }
 
+    /// On the loader queue the session id picks: a burst of loads holds its few threads only.
     private func handleOffLoop(_ exchange: Exchange, name: String) {
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
+        registry.loader.run(for: name) { [self] in
             handleAdmitted(exchange, name: name, onLoop: false)
         }
     }
@@ -113,15 +122,25 @@ final class Router: HTTPHandler {
         case .importSession:
             importSession(exchange)
         case .session(let session, let endpoint):
-            switch endpoint {
-            case .read: exchange.send(JSONAnswer.ok(session.metadataJSON()))
-            case .delete: deleteSession(session, exchange)
-            case .readState: readState(session, exchange)
-            case .readLog: readLog(session, exchange)
-            case .postActions: postActions(session, exchange)
-            case .openEvents: openEvents(session, exchange)
-            case .export: exportSession(session, exchange)
+            // Off the event loop, a session's requests run in its lane (`OffLoopPool`), one at a
+            // time in arrival order: those whose work is large, those behind one, and those
+            // already off the loop (a session just loaded). The rest run here.
+            if !onLoop || session.lane.isBusy || isCostly(endpoint, exchange.request, on: session) {
+                return registry.context.offLoop.run(in: session.lane) { [self] in serve(endpoint, of: session, exchange) }
             }
+            serve(endpoint, of: session, exchange)
+        }
+    }
+
+    private func serve(_ endpoint: SessionEndpoint, of session: Session, _ exchange: Exchange) {
+        switch endpoint {
+        case .read: exchange.send(JSONAnswer.ok(session.metadataJSON()))
+        case .delete: deleteSession(session, exchange)
+        case .readState: readState(session, exchange)
+        case .readLog: readLog(session, exchange)
+        case .postActions: postActions(session, exchange)
+        case .openEvents: openEvents(session, exchange)
+        case .export: exportSession(session, exchange)
         }
     }
 
@@ -267,10 +286,8 @@ final class Router: HTTPHandler {
             start = end + 1
         }
         func segment(_ range: Range<Int>, is literal: StaticString) -> Bool {
-            guard range.count == literal.utf8CodeUnitCount else { return false }
-            let bytes = literal.utf8Start
-            for i in 0..<range.count where p[range.lowerBound + i] != bytes[i] { return false }
-            return true
+            guard range.count == literal.utf8CodeUnitCount, let base = p.baseAddress else { return false }
+            return memcmp(base + range.lowerBound, literal.utf8Start, range.count) == 0
         }
         let (first, second, third) = segments
         switch count {

@@ -1,13 +1,14 @@
 import SessionCore
 
-extension SessionMachine.Outcome {
+extension SessionOutcome {
     /// The problem document a refusing outcome is answered with; nil for an answer (the request's
-    /// own, or a first answer replayed), which the session renders from what it kept.
-    var problem: Problem? {
+    /// own, or a first answer replayed), which the session renders from what it kept. `key`: the
+    /// request's Idempotency-Key, which the machine's outcomes leave to the host.
+    func problem(key: String?) -> Problem? {
         switch self {
         case .answer, .replayOf, .replay: nil
-        case .keyReused(let key):
-            Problem(422, "idempotency-key-reused", "Idempotency-Key '\(key)' was first used with another body")
+        case .keyReused:
+            Problem(422, "idempotency-key-reused", "Idempotency-Key '\(key ?? "")' was first used with another body")
         case .journalUnavailable:
             SessionProblems.journalUnavailable
         case .headStuck:

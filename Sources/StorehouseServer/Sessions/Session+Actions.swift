@@ -74,7 +74,7 @@ extension Session {
             lock.unlock()
             return reply(refusal)
         }
-        machine.park(ParkedRead(answer: { [self] in
+        parkLocked(ParkedRead(answer: { [self] in
                                     let waiters = kept ? lock.withLock { refusalBecameDurableLocked(submission) } : []
                                     reply(refusal)
                                     let replay = Self.replayed(refusal)
@@ -129,6 +129,11 @@ extension Session {
     /// Applies a request's actions (all or none) and calls `reply` exactly once with its answer:
     /// at once for a refusal or with the in-memory log, after the append completes otherwise.
     func submit(_ submission: ActionSubmission, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        // Requests moved off the event loop came first (a big batch): this one, from a loop or an
+        // effect, applies after them, and no thread waits on the lock while they run.
+        if lane.mustQueue {
+            return context.offLoop.run(in: lane) { [self] in submit(submission, reply: reply) }
+        }
         lock.lock()
         // Refused here, under the lock, and not only by the router: a client's action that passed
         // the router just before draining began could otherwise be applied after shutdown ended
@@ -142,12 +147,18 @@ extension Session {
         let request = requestIDLocked()
         // The machine decides what is not this request's to apply: a deleted session, a stuck
         // head, a repeated Idempotency-Key (answered, refused, or waiting on the first request).
-        var decided = feedLocked(.submit(request, key: submission.idempotency.map { ($0.key, $0.bodyHash) }, head: store.version, now: now))
-        let proceed = decided.contains { if case .proceed = $0 { true } else { false } }
+        // Without a key the decision is `admitsAtOnce`, and the POST is one feed (`.applied`).
         var after = Afterwards()
-        if !proceed { waitingRepeats[request] = reply }
-        runLocked(&decided, pending: nil, into: &after)
-        guard proceed else {
+        var decided = Fed()
+        if submission.idempotency == nil, machine.admitsAtOnce(head: store.version) {
+            decided.proceeds = true
+        } else {
+            decided = feedLocked(.submit(request, key: submission.idempotency.map { ($0.key, $0.bodyHash) }, head: store.version, now: now),
+                                 submitting: (request, reply), key: submission.idempotency?.key, into: &after)
+        }
+        guard decided.proceeds else {
+            // A repeat waiting on its first request: held by id until the machine's `.reply`.
+            if !decided.answeredSubmitted { waitingRepeats[request] = reply }
             lock.unlock()
             return after.run(self)
         }
@@ -188,10 +199,11 @@ extension Session {
             return reply(Problem(422, "empty-batch", "a batch must hold at least one action").response())
         }
         lastActionAt = records[records.count - 1].at
+        var weight = 0
         for change in changes {
             let entry = ActionHistory.Entry(version: change.version, record: change.action, patch: change.patch)
             bytesSinceKeptState += entry.weight
-            bytesSinceJournalSnapshot += entry.weight
+            weight += entry.weight
             changeBytesSinceKeptState += Self.changeWeight(change.patch)
             // Past `--history`, never a version the subscribers have not been sent yet.
             history.append(entry, keepingAfter: min(durableVersion, publishedVersion))
@@ -202,6 +214,7 @@ extension Session {
                 keptInside = keptInside.dropFirst()
             }
         }
+        stateBytesEstimate.store(stateBytesEstimate.load(ordering: .relaxed) + weight, ordering: .relaxed)
         keepStateIfDueLocked(from: first, to: last)
         // The window is cut once these versions are durable (`publishLocked`): nothing past the
         // durable version can go before. Except at once when a state kept here pushed the window's
@@ -225,11 +238,8 @@ extension Session {
                                     idempotencyKey: mark?.key, answer: answer, effects: effects,
                                     source: records[0].source, at: lastActionAt, reply: reply, carriedRefusals: carried.keys)
 
-        var applied = feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: inline))
-        var epoch = 0
-        for case .append(_, let appendEpoch) in applied { epoch = appendEpoch }
-        let appendEpoch = epoch
-        runLocked(&applied, pending: inline ? pending : nil, into: &after)
+        let appendEpoch = feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: inline, weight: weight),
+                                     pending: inline ? pending : nil, into: &after).epoch
         if inline {
             lock.unlock()
             return after.run(self)
@@ -269,23 +279,13 @@ extension Session {
         lock.lock()
         var anyDurable = false
         for append in answered { anyDurable = settleLocked(append, into: &after) || anyDurable }
-        if anyDurable, let snapshot = journalSnapshotDueLocked() {
-            // Encoded on the snapshot thread from the kept state (immutable, shared with the head),
-            // so neither this session nor the journal's thread waits for a large state's bytes.
-            let (log, id, budget) = (context.log, id, context.memoryBudget)
-            // Room for the last snapshot's size and an eighth more: one allocation, not a chain
-            // of doublings whose freed halves malloc keeps.
-            let capacity = journalSnapshotBytes.load(ordering: .relaxed) * 9 / 8 + 4_096
-            context.snapshotWriter.submit { [self] in
-                let bytes = SnapshotCoding.encode(version: snapshot.version, state: snapshot.state, updatedAt: snapshot.updatedAt,
-                                                  idempotency: snapshot.idempotency, capacity: capacity)
-                journalSnapshotBytes.store(bytes.count, ordering: .relaxed)
-                log.snapshot(sessionID: id, version: snapshot.version, bytes: bytes)
-                journalSnapshotWriting.store(false, ordering: .releasing)
-                // A large state's encoding leaves megabytes free in malloc's arenas, which the
-                // resident size (and the memory budget) would go on counting.
-                if bytes.count >= SnapshotWriter.trimAfterBytes { budget.returnFreedMemory() }
-            }
+        // One snapshot at a time: the next is not even considered while one is being written.
+        if anyDurable, !journalSnapshotWriting.load(ordering: .acquiring) {
+            // The window starts `--history` versions back, or later when large actions ended it sooner.
+            let windowStart = max(durableVersion - context.history, (history.firstVersion ?? durableVersion + 1) - 1)
+            let base = keptStates.nearest(atOrBefore: min(durableVersion, windowStart))?.version
+            feedLocked(.snapshotBase(base, droppedBytes: history.droppedBytes, byteLimit: historyByteLimitLocked,
+                                     lastSnapshotBytes: journalSnapshotBytes.load(ordering: .relaxed)), into: &after)
         }
         lock.unlock()
         after.run(self)
@@ -298,10 +298,9 @@ extension Session {
         let durableBefore = durableVersion
         var succeeded = false
         if case .success = append.result { succeeded = true }
-        var commands = feedLocked(.appendAnswered(pending.request, versions: pending.first...pending.last, key: pending.idempotencyKey,
-                                                  epoch: append.epoch, durable: succeeded, head: store.version))
-        let rolledBack = commands.contains { if case .rollBack = $0 { true } else { false } }
-        runLocked(&commands, pending: pending, into: &after)
+        let rolledBack = feedLocked(.appendAnswered(pending.request, versions: pending.first...pending.last, key: pending.idempotencyKey,
+                                                    epoch: append.epoch, durable: succeeded, head: store.version),
+                                    pending: pending, into: &after).rolledBack
         if rolledBack, case .failure(let error) = append.result {
             after.add(.log("session \(id): journal refused versions \(pending.first)...\(pending.last): \(error); rolled back to \(durableBefore)"))
         }
@@ -428,34 +427,38 @@ extension Session {
         }
     }
 
-    /// The journal snapshot to write now, if any: the newest kept state at or before the start of
-    /// the history window (`--history` versions back, or where large actions ended it), once
-    /// `SnapshotPolicy` says one is due. The journal drops the records a snapshot covers, so
-    /// snapshotting no later than the window's start keeps the whole window on disk and a restart
-    /// loses none of it.
-    private func journalSnapshotDueLocked() -> (version: Int, state: SharedState, updatedAt: Int64, idempotency: IdempotencyCache)? {
-        // The window starts `--history` versions back, or later when large actions ended it sooner.
-        let windowStart = max(durableVersion - context.history, (history.firstVersion ?? durableVersion + 1) - 1)
-        let policy = SnapshotPolicy(every: context.snapshotEvery, droppedLimit: min(context.snapshotBytes, historyByteLimitLocked))
-        guard let base = keptStates.nearest(atOrBefore: min(durableVersion, windowStart)),
-              policy.isDue(base: base.version, last: journalSnapshotVersion, droppedSince: history.droppedBytes - droppedBytesAtSnapshot,
-                           loggedSince: bytesSinceJournalSnapshot, lastBytes: journalSnapshotBytes.load(ordering: .relaxed),
-                           writing: journalSnapshotWriting.load(ordering: .acquiring)) else { return nil }
+    /// Hands the journal a snapshot of the kept state at `version` (the machine's `.writeSnapshot`):
+    /// the journal drops the records it covers. Encoded on the snapshot thread (`SnapshotWriter`)
+    /// from the kept state (immutable, shared with the head), so neither this session nor the
+    /// journal's thread waits for a large state's bytes.
+    func writeSnapshotLocked(at version: Int) {
+        guard let base = keptStates.nearest(atOrBefore: version), base.version == version else { return }
+        let (log, id, state, updatedAt, idempotency, budget) = (context.log, id, base.state, updatedAt, machine.ledger, context.memoryBudget)
+        // Room for the last snapshot's size and an eighth more: one allocation, not a chain of
+        // doublings whose freed halves malloc keeps.
+        let capacity = journalSnapshotBytes.load(ordering: .relaxed) * 9 / 8 + 4_096
         journalSnapshotWriting.store(true, ordering: .relaxed)
-        journalSnapshotVersion = base.version
-        droppedBytesAtSnapshot = history.droppedBytes
-        bytesSinceJournalSnapshot = 0
-        return (base.version, base.state, updatedAt, machine.ledger)
+        context.snapshotWriter.submit { [self] in
+            let bytes = SnapshotCoding.encode(version: version, state: state, updatedAt: updatedAt, idempotency: idempotency, capacity: capacity)
+            journalSnapshotBytes.store(bytes.count, ordering: .relaxed)
+            log.snapshot(sessionID: id, version: version, bytes: bytes)
+            journalSnapshotWriting.store(false, ordering: .releasing)
+            // A large state's encoding leaves megabytes free in malloc's arenas, which the
+            // resident size (and the memory budget) would go on counting.
+            if bytes.count >= SnapshotWriter.trimAfterBytes { budget.returnFreedMemory() }
+        }
     }
 
     /// Rebuilds the head at `version` from the nearest kept state and the history after it (the
     /// machine's `.rollBack`; it dropped the Idempotency-Keys of the versions that go).
-    func rollbackLocked(to version: Int) {
+    /// True when the head was rebuilt (the machine's subscribers follow with `.rebuilt`).
+    func rollbackLocked(to version: Int) -> Bool {
         do {
             store = try rebuiltStore(at: version)
         } catch {
             // The head is stuck (`Durability.isStuck`): its versions will not be durable before a restart.
-            return ServerLog.error("session \(id): cannot rebuild version \(version): \(error); keeping the head")
+            ServerLog.error("session \(id): cannot rebuild version \(version): \(error); keeping the head")
+            return false
         }
         history.truncate(after: version)
         keptStates.drop(after: version)
@@ -465,16 +468,7 @@ extension Session {
         changeBytesSinceKeptState = since.reduce(0) { $0 + Self.changeWeight($1.patch) }
         cachedState = nil
         cachedSnapshot = nil
-        // A held snapshot is of a version that is gone: the head now (durable) goes instead. A
-        // subscriber awaiting its snapshot gets the head as it is when its stream drains.
-        for subscriber in subscribers.values where !subscriber.awaitingSnapshot {
-            if subscriber.heldSnapshot != nil {
-                sendSnapshotLocked(to: subscriber)
-            } else if subscriber.lastVersion > version {
-                sendSnapshotLocked(to: subscriber, replacingQueue: true)
-            }
-        }
-        endSettledStreamsLocked()
+        return true
     }
 
     /// A fresh store at `version`, replayed from kept state and history; effects are dropped

@@ -1,7 +1,7 @@
 /// A read of the head (or a refusal decided on it) made while the head was not durable yet:
 /// answered once it is.
-/// Held by `Session.machine` with the version it waits for. A class: the machine's commands carry
-/// it, and a reference keeps them a few words long.
+/// Held by the session under an id (`Session.parkedReads`); the machine parks the id with the
+/// version it waits for, and its commands name it.
 final class ParkedRead: Sendable {
     let answer: @Sendable () -> Void
     /// Reads again: the version was rolled back, and its number will name another action.
@@ -47,11 +47,10 @@ extension Session {
             lock.unlock()
             return answer()
         }
-        var commands = feedLocked(.read(ParkedRead(answer: answer, again: { [self] in answerWhenDurable(exchange, read) },
-                                                   refuse: { exchange.send($0) }),
-                                        version: version, head: store.version, at: .now))
+        let id = requestIDLocked()
+        parkedReads[id] = ParkedRead(answer: answer, again: { [self] in answerWhenDurable(exchange, read) }, refuse: { exchange.send($0) })
         var after = Afterwards()
-        runLocked(&commands, pending: nil, into: &after)
+        feedLocked(.read(id, version: version, head: store.version, at: .now), into: &after)
         lock.unlock()
         after.run(self)
     }
@@ -64,9 +63,8 @@ extension Session {
         guard hasParkedReads.load(ordering: .relaxed) else { return }
         lock.lock()
         guard !machine.parked.isEmpty else { return lock.unlock() }
-        var commands = feedLocked(.tick(now: now, deadline: .milliseconds(context.durableReadDeadlineMillis)))
         var after = Afterwards()
-        runLocked(&commands, pending: nil, into: &after)
+        feedLocked(.tick(now: now, deadline: .milliseconds(context.durableReadDeadlineMillis)), into: &after)
         lock.unlock()
         after.run(self)
     }

@@ -7,7 +7,7 @@ extension Session {
     /// the sweep's first pass, checked again under the lock by `hibernationSummary`.
     func mayHibernate(idleSince threshold: Int64) -> Bool {
         !damaged && lastUsed.load(ordering: .relaxed) <= threshold && !hasSubscribers.load(ordering: .relaxed)
-            && !hasParkedReads.load(ordering: .relaxed) && effectsRunning.load(ordering: .relaxed) == 0
+            && !hasParkedReads.load(ordering: .relaxed) && effectsRunning.load(ordering: .relaxed) == 0 && !lane.isBusy
     }
 
     /// The summary the registry keeps in its place, when nothing holds the session and its head is
@@ -17,8 +17,10 @@ extension Session {
         lock.withLock {
             guard !deleted, !damaged, store.version == expectedVersion, durableVersion == expectedVersion,
                   publishedVersion == expectedVersion, durability.appendsInFlight == 0, pendingOutputs.isEmpty, !publishScheduled,
-                  subscribers.isEmpty, machine.parked.isEmpty, waitingRepeats.isEmpty, streamsEndingWhenSettled.isEmpty,
-                  replayedEffects.isEmpty, effectsRunning.load(ordering: .relaxed) == 0 else { return nil }
+                  subscribers.isEmpty, machine.subscribers.isEmpty, machine.parked.isEmpty, waitingRepeats.isEmpty,
+                  replayedEffects.isEmpty, effectsRunning.load(ordering: .relaxed) == 0,
+                  // Requests queued off the event loop hold it too: they apply to this object.
+                  !lane.isBusy else { return nil }
             return SessionSummary(id: id, kind: kind, tokenHash: tokenHash, version: durableVersion, createdAt: createdAt,
                                   updatedAt: updatedAt, lifetime: lifetime, forkedFrom: forkedFrom)
         }

@@ -10,6 +10,8 @@ enum AfterSettling {
     case readAgain(ParkedRead)
     case refuse(ParkedRead, Problem)
     case log(String)
+    /// An event stream's `end` event, then its end.
+    case end(HTTPStream, String)
 }
 
 /// The steps owed after unlocking. The first answer is held apart from the list, so the one
@@ -37,13 +39,28 @@ struct Afterwards {
             case .readAgain(let read): read.again()
             case .refuse(let read, let problem): read.refuse?(problem)
             case .log(let line): ServerLog.error(line)
+            case .end(let stream, let reason):
+                _ = stream.write(EventFrames.end(reason: reason))
+                stream.finish()
             }
         }
     }
 }
 
 extension Session {
-    typealias Machine = SessionMachine<HTTPResponse, ParkedRead>
+    typealias Machine = SessionMachine<HTTPResponse, RequestID>
+
+    /// What a feed's commands said about the request the caller is running.
+    struct Fed {
+        /// The machine let the request apply its actions (`.proceed`).
+        var proceeds = false
+        /// The epoch of the append the machine asked for (`.append`).
+        var epoch = 0
+        /// The head was rolled back (`.rollBack`).
+        var rolledBack = false
+        /// The request being submitted was answered.
+        var answeredSubmitted = false
+    }
 
     /// A fresh request id.
     func requestIDLocked() -> RequestID {
@@ -51,22 +68,40 @@ extension Session {
         return nextRequestID
     }
 
-    /// Feeds `event` to the machine and returns its commands, in a buffer `runLocked` gives back.
-    func feedLocked(_ event: Machine.Event) -> [Machine.Command] {
-        var commands: [Machine.Command] = []
-        swap(&commands, &commandBuffer)
-        machine.send(event) { commands.append($0) }
-        return commands
-    }
-
-    /// Runs the machine's commands under the lock: what changes the session now, what answers
-    /// clients into `after`. `pending` is the append the commands are about, if any.
-    func runLocked(_ commands: inout [Machine.Command], pending: PendingAppend?, into after: inout Afterwards) {
-        for command in commands {
+    /// Feeds `event` to the machine and runs its commands, in order, under the lock: what changes
+    /// the session now, what answers clients into `after`. `pending` is the append the commands
+    /// are about, if any; `submitting` the request being submitted and its reply, `key` its
+    /// Idempotency-Key. The commands
+    /// go to `commandBuffer`, lent to each feed and given back: a feed allocates nothing, and a
+    /// command (a few words, no references) costs a store.
+    @discardableResult
+    func feedLocked(_ event: consuming Machine.Event, pending: PendingAppend? = nil,
+                    submitting: (request: RequestID, reply: @Sendable (HTTPResponse) -> Void)? = nil, key: String? = nil,
+                    into after: inout Afterwards) -> Fed {
+        // A feed runs inside another's commands when a publication follows `madeDurable`: it
+        // borrows the second buffer, so a session with streams allocates nothing either.
+        var commands = SessionCommands<RequestID>()
+        let depth = feedDepth
+        feedDepth += 1
+        if depth == 0 { swap(&commands, &commandBuffer) } else if depth == 1 { swap(&commands, &nestedCommandBuffer) }
+        defer {
+            feedDepth -= 1
+            commands.removeAll()
+            if depth == 0 { swap(&commands, &commandBuffer) } else if depth == 1 { swap(&commands, &nestedCommandBuffer) }
+        }
+        // Only a session with streams can publish: one without needs no fan-out's batches.
+        let streams = !machine.subscribers.isEmpty
+        machine.send(event, into: &commands)
+        var fed = Fed()
+        var publication: Publication?
+        var fanOut: StreamFanOut? = streams ? StreamFanOut() : nil
+        for position in 0..<commands.count {
+            let command = commands[position]
             switch command {
-            case .proceed, .append:
-                // `submit` reads these itself: they continue the request it is running.
-                break
+            case .proceed:
+                fed.proceeds = true
+            case .append(_, let epoch):
+                fed.epoch = epoch
             case .madeDurable(_, let version):
                 guard let pending else { break }
                 if !pending.carriedRefusals.isEmpty {
@@ -75,42 +110,61 @@ extension Session {
                     let carried = Set(pending.carriedRefusals)
                     refusalsToJournal.removeAll(where: carried.contains)
                 }
-                publishLocked(through: version, outputs: pending.outputs)
+                publishLocked(through: version, outputs: pending.outputs, into: &after)
                 updatedAt = max(updatedAt, pending.at)
                 lifetime.touch(pending.at)  // an applied action, an effect's included, restarts the idle clock
                 context.metrics.recordActions(kind: kind.name, source: pending.source.rawValue, count: pending.last - pending.first + 1)
             case .reply(let request, let outcome):
-                let reply = request == pending?.request ? pending?.reply : waitingRepeats.removeValue(forKey: request)
+                let reply: (@Sendable (HTTPResponse) -> Void)?
+                if request == pending?.request {
+                    reply = pending?.reply
+                } else if let submitting, request == submitting.request {
+                    fed.answeredSubmitted = true
+                    reply = submitting.reply
+                } else {
+                    reply = waitingRepeats.removeValue(forKey: request)
+                }
                 guard let reply else { break }
-                after.add(.answer(reply, responseLocked(outcome, pending: pending)))
+                after.add(.answer(reply, responseLocked(outcome, pending: pending, key: key)))
             case .startEffects:
                 if let pending, !pending.effects.isEmpty { after.add(.effects(pending.effects)) }
             case .rollBack(let version):
-                rollbackLocked(to: version)
-            case .answerRead(let read):
-                after.add(.read(read))
-            case .readAgain(let read):
-                after.add(.readAgain(read))
-            case .refuseRead(let read, let outcome):
-                if let problem = outcome.problem { after.add(.refuse(read, problem)) }
+                fed.rolledBack = true
+                if rollbackLocked(to: version) { feedLocked(.rebuilt(now: context.now()), into: &after) }
+            case .answerRead(let id):
+                if let read = parkedReads.removeValue(forKey: id) { after.add(.read(read)) }
+            case .readAgain(let id):
+                if let read = parkedReads.removeValue(forKey: id) { after.add(.readAgain(read)) }
+            case .refuseRead(let id, let outcome):
+                if let read = parkedReads.removeValue(forKey: id), let problem = outcome.problem(key: key) { after.add(.refuse(read, problem)) }
+            case .writeSnapshot(let version):
+                writeSnapshotLocked(at: version)
+            case .frames, .publish, .reset, .sendSnapshot, .holdSnapshot, .sendHeldSnapshot, .keepAlive, .endStream:
+                runSubscriberCommandLocked(command, publication: &publication, fanOut: &fanOut, into: &after)
             }
         }
-        commands.removeAll(keepingCapacity: true)
-        swap(&commands, &commandBuffer)
+        return fed
+    }
+
+    /// Parks `read` until `version` is durable (or a rollback sends it back), under a fresh id.
+    func parkLocked(_ read: ParkedRead, version: Int) {
+        let id = requestIDLocked()
+        parkedReads[id] = read
+        machine.park(id, version: version)
     }
 
     /// The HTTP answer of an outcome: the request's own, a first answer replayed, or a problem.
-    private func responseLocked(_ outcome: Machine.Outcome, pending: PendingAppend?) -> HTTPResponse {
+    private func responseLocked(_ outcome: SessionOutcome, pending: PendingAppend?, key: String?) -> HTTPResponse {
         switch outcome {
         case .answer:
             if let pending { return pending.answer }
         case .replayOf:
             // The request's own answer is the first answer, even if the ledger already let go of it.
             if let pending { return Self.replayed(pending.answer) }
-        case .replay(let key):
-            if let entry = machine.ledger.entries[key] { return replayedAnswerLocked(entry) }
+        case .replay:
+            if let key, let entry = machine.ledger.entries[key] { return replayedAnswerLocked(entry) }
         default:
-            if let problem = outcome.problem { return problem.response() }
+            if let problem = outcome.problem(key: key) { return problem.response() }
         }
         // The machine names only requests whose answer is at hand; were one not, nothing was applied for it.
         return SessionProblems.journalUnavailable.response()

@@ -38,13 +38,19 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var history: ActionHistory
     var keptStates: KeptStates
     /// The request lifecycle: durable and published versions, appends in flight, the
-    /// Idempotency-Keys and the reads waiting for a durable head (`SessionCore.SessionMachine`).
+    /// Idempotency-Keys, the reads waiting for a durable head, what each event stream was sent
+    /// and when, and when the journal gets a snapshot (`SessionCore.SessionMachine`).
     /// Fed events under `lock`; its commands run in order, those that need no state after unlocking.
-    var machine: SessionMachine<HTTPResponse, ParkedRead> {
+    var machine: Machine {
         didSet { hasParkedReads.store(!machine.parked.isEmpty, ordering: .relaxed) }
     }
     /// Lent to each `feedLocked` and given back, so a request's commands cost no allocation.
-    var commandBuffer: [SessionMachine<HTTPResponse, ParkedRead>.Command] = []
+    var commandBuffer = SessionCommands<RequestID>()
+    /// Lent to a feed inside another's commands (a publication), and how deep the feeds are now.
+    var nestedCommandBuffer = SessionCommands<RequestID>()
+    var feedDepth = 0
+    /// The reads the machine holds parked, by the id it knows them by (`parkLocked`).
+    var parkedReads: [RequestID: ParkedRead] = [:]
     /// The next request id; ids name the requests the machine answers.
     var nextRequestID: RequestID = 0
     /// Idempotent repeats waiting on a request in flight, by request id: answered by the
@@ -58,10 +64,8 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var publishedVersion: Int { durability.publishedVersion }
     var pendingOutputs: [(Int, StoreOutput)] = []
     var publishScheduled = false
-    /// Streams a shutdown asked to end while actions were still on their way to the journal:
-    /// they end once those settle, after the changes (`endSettledStreamsLocked`).
-    var streamsEndingWhenSettled: [HTTPStream] = []
-    var subscribers: [ObjectIdentifier: Subscriber] = [:] {
+    /// The event streams by the id the machine knows them by; what each was sent is the machine's.
+    var subscribers: [SubscriberID: Subscriber] = [:] {
         didSet { hasSubscribers.store(!subscribers.isEmpty, ordering: .relaxed) }
     }
     /// Whether `subscribers` and `parkedReads` hold anything, readable without the lock: the
@@ -81,6 +85,8 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// action carries them (`RecordCoding.KeptRefusal`). Empty in memory.
     var refusalsToJournal: [String] = []
     var deleted: Bool { machine.deleted }
+    /// The reason the streams' `end` event gives when the session is deleted (`markDeleted`).
+    var endReason = "deleted"
     /// The head's `{"version":N,"state":…}` answer, built once per version: a full POST answer
     /// and every GET of the state share it. Cleared by a rollback, which reuses version numbers.
     var cachedState: CachedHead?
@@ -92,16 +98,9 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var replayedEffects: [String: PendingEffect] = [:]
     /// The newest action time, so versions never go back in time.
     var lastActionAt: Int64 = 0
-    /// The version of the newest snapshot handed to the journal.
-    var journalSnapshotVersion = 0
-    /// `history.droppedBytes` when that snapshot was taken: what left the window since is on
-    /// disk only, and past `snapshotBytes` it is worth a snapshot to compact.
-    var droppedBytesAtSnapshot = 0
-    /// The weight of the actions applied since the last journal snapshot was taken.
-    var bytesSinceJournalSnapshot = 0
     /// The size of the last journal snapshot, once it is encoded (on the snapshot thread): the
-    /// next waits until the actions since weigh as much (`SnapshotPolicy`), so a big state's
-    /// snapshots cost O(1) per action byte however big the state grows.
+    /// next waits until the actions since weigh half of it (`SnapshotSchedule`), so a big
+    /// state's snapshots cost O(1) per action byte however big the state grows.
     let journalSnapshotBytes = Atomic<Int>(0)
     /// True from the moment a journal snapshot is taken until the snapshot thread has handed it
     /// to the log: no second one is taken meanwhile.
@@ -111,6 +110,14 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// The weight of the changes since the newest kept state (`changeWeight`): roughly what a
     /// state kept now holds that the one before it does not, its weight in `keptStates`.
     var changeBytesSinceKeptState = 0
+    /// The session's requests moved off the event loop, in order; while it holds any, the
+    /// session's next requests queue behind them (`Router.handleAdmitted`, `submit`).
+    let lane = OffLoopLane()
+    /// About how many bytes the state encodes to: its last encoding's size plus the weight of
+    /// the actions since (an overestimate until the next encoding), readable without the lock,
+    /// so the router sends a request that would encode a big state off the event loop. Written
+    /// under `lock`.
+    let stateBytesEstimate = Atomic<Int>(0)
     /// What this session is charged for in the memory budget (`Session+MemoryBudget.swift`).
     var budgetCharged = 0
     /// Unsent bytes of this session's event streams at the last heartbeat's settlement: a write
@@ -133,7 +140,8 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         // A keep interval more than `--history`: the ring lets go only through a kept state (`alignHistoryLocked`).
         history = ActionHistory(capacity: context.history + context.keepEvery)
         keptStates = KeptStates(byteBudget: context.keptStateBudget)
-        machine = SessionMachine(version: store.version, ledger: IdempotencyCache(answerBudget: context.idempotencyAnswerBudget))
+        machine = SessionMachine(version: store.version, ledger: IdempotencyCache(answerBudget: context.idempotencyAnswerBudget),
+                                 snapshots: SnapshotSchedule(every: context.snapshotEvery, bytes: context.snapshotBytes))
         keptStates.add(version: store.version, state: store.sharedState(), weight: 0)
     }
 
@@ -210,6 +218,7 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         }
         let fresh = CachedHead(version: version, response: response, stateRange: stateRange)
         cachedState = fresh
+        stateBytesEstimate.store(stateRange.count, ordering: .relaxed)
         return fresh
     }
 

@@ -46,6 +46,11 @@ struct SessionContext: Sendable {
     let kinds: KindRegistry
     /// Idle milliseconds after which a session hibernates (`--hibernate-after-s`); 0: never.
     let hibernateAfterMillis: Int64
+    /// Where work too costly for an event loop runs (`OffLoopPool`), and what is too costly:
+    /// a body past `offLoopBodyBytes`, a state whose encoding passes `offLoopStateBytes`.
+    let offLoop: OffLoopPool
+    let offLoopBodyBytes: Int
+    let offLoopStateBytes: Int
     /// Where the last requests of sessions with a TTL survive a restart; nil in memory.
     let expiryClocks: ExpiryClocks?
 
@@ -80,6 +85,9 @@ struct SessionContext: Sendable {
         self.expiryClocks = expiryClocks
         // In memory there is no copy to load back from.
         hibernateAfterMillis = configuration.inMemory ? 0 : Int64(configuration.hibernateAfterSeconds) * 1_000
+        offLoop = OffLoopPool()
+        offLoopBodyBytes = configuration.offLoopBodyBytes
+        offLoopStateBytes = configuration.offLoopStateBytes
     }
 
     /// Milliseconds since the Unix epoch.

@@ -14,14 +14,8 @@ extension SessionRegistry {
                 moved.append((session.id, millis))
             }
         }
-        if exact {
-            // A hibernated session's clock moved last while it was resident; recorded as it left, in
-            // `hibernateIdle`, unless the sweep's hibernation and a shutdown met.
-            let summaries = sessions.withLock { Array($0.hibernated.values) }
-            for summary in summaries {
-                if let millis = summary.lifetime.unrecorded(now: now, durable: { summary.updatedAt }, exact: true) { moved.append((summary.id, millis)) }
-            }
-        }
+        // A hibernated session's clock moved last while it was resident, and was recorded exactly
+        // as it left (`hibernateIdle`): its record has nothing newer to add.
         clocks.append(moved)
         if clocks.wantsCompaction { clocks.rewrite(liveClocks()) }
     }
@@ -41,9 +35,7 @@ extension SessionRegistry {
             for session in table.byID.values where session.lifetime.ttlSeconds > 0 {
                 clocks.append((session.id, session.lifetime.lastActivityMillis))
             }
-            for summary in table.hibernated.values where summary.lifetime.ttlSeconds > 0 {
-                clocks.append((summary.id, summary.lifetime.lastActivityMillis))
-            }
+            clocks += table.hibernated.clocks()
             return clocks
         }
     }

@@ -12,7 +12,7 @@ extension SessionRegistry {
         case resident(Session)
         case missing
         case waitFor(DispatchGroup)
-        case load(SessionSummary, DispatchGroup)
+        case load(SessionSummary, ParkedSession?, DispatchGroup)
     }
 
     /// What proves a token for session `id`, without loading it or marking it used: a request is
@@ -21,7 +21,7 @@ extension SessionRegistry {
     func credential(_ id: String) -> SessionCredential? {
         sessions.withLock { table in
             if let session = table.byID[id] { return .resident(session) }
-            return table.hibernated[id].map(SessionCredential.hibernated)
+            return table.hibernated.summary(of: id).map(SessionCredential.hibernated)
         }
     }
 
@@ -46,26 +46,26 @@ extension SessionRegistry {
                     session.lastUsed.store(now, ordering: .relaxed)
                     return .resident(session)
                 }
-                guard let summary = table.hibernated[id] else { return .missing }
+                guard let summary = table.hibernated.summary(of: id) else { return .missing }
                 if let loading = table.loading[id] { return .waitFor(loading) }
                 let loading = DispatchGroup()
                 loading.enter()
                 table.loading[id] = loading
-                return .load(summary, loading)
+                return .load(summary, table.hibernated.parked(id), loading)
             }
             switch found {
             case .resident(let session): return session
             case .missing: return nil
             case .waitFor(let loading): loading.wait()
-            case .load(let summary, let loading):
-                guard let session = load(summary) else {
+            case .load(let summary, let parked, let loading):
+                guard let session = load(summary, parked: parked) else {
                     sessions.withLock { _ = $0.loading.removeValue(forKey: id) }
                     loading.leave()
                     return nil
                 }
                 sessions.withLock { table in
                     table.loading[id] = nil
-                    table.hibernated[id] = nil
+                    table.hibernated.remove(id)
                     session.lastUsed.store(context.now(), ordering: .relaxed)
                     table.byID[id] = session  // already in `order`
                 }
@@ -81,10 +81,11 @@ extension SessionRegistry {
     /// Recovery's own rebuild of one session from its files; a stand-in answering 503
     /// `session-damaged` when they no longer read (as recovery leaves such a session); nil when
     /// not even that can be made.
-    private func load(_ summary: SessionSummary) -> Session? {
+    private func load(_ summary: SessionSummary, parked: ParkedSession?) -> Session? {
         let started = ContinuousClock.now
         do {
-            let session = try Recovery.rebuild(context.log.load(sessionID: summary.id).get(), context: context)
+            let files = parked.map { context.log.load(sessionID: summary.id, parked: $0) } ?? context.log.load(sessionID: summary.id)
+            let session = try Recovery.rebuild(files.get(), context: context)
             // Reads are not journaled: the expiry clock goes on from the summary's, not the last action.
             session.lifetime.touch(summary.lifetime.lastActivityMillis)
             session.settleBudget()
@@ -117,54 +118,83 @@ extension SessionRegistry {
         let candidates = all.filter { $0.mayHibernate(idleSince: threshold) }.map { ($0, $0.durableVersionNow()) }
         guard !candidates.isEmpty else { return }
         context.log.flush()
+        var unloaded: [(id: String, parking: DispatchGroup)] = []
         var left: [SessionSummary] = []
         for (session, version) in candidates {
             guard let summary = session.hibernationSummary(expectedVersion: version) else { continue }
-            let unloaded = sessions.withLock { table -> Bool in
-                guard table.byID[session.id] === session, session.lastUsed.load(ordering: .relaxed) <= threshold else { return false }
-                table.byID[session.id] = nil  // stays in `order`: it is listed from the summary
-                table.hibernated[session.id] = summary
+            let parking = DispatchGroup()
+            parking.enter()
+            let done = sessions.withLock { table -> Bool in
+                guard table.byID[session.id] === session, session.lastUsed.load(ordering: .relaxed) <= threshold,
+                      table.hibernated.insert(summary, parked: nil) else { return false }
+                table.byID[session.id] = nil  // stays in `order`: it is listed from its record
+                table.loading[session.id] = parking  // its requests wait until the journal parked it
                 return true
             }
-            guard unloaded else { continue }
+            guard done else {
+                parking.leave()
+                continue
+            }
             session.releaseBudget()
             context.memoryBudget.sessions.subtract(1, ordering: .relaxed)
             context.metrics.recordHibernation()
+            unloaded.append((session.id, parking))
             left.append(summary)
         }
         recordExpiryClocks(ofHibernated: left, at: now)
+        let unloadedAny = !unloaded.isEmpty
+        park(unloaded)
         // What the unloaded sessions held goes back to the kernel, so the resident size follows
         // the sessions in use (`scripts/bench-hibernation.py` measures it).
-        if !left.isEmpty { context.memoryBudget.returnFreedMemory() }
+        if unloadedAny { context.memoryBudget.returnFreedMemory() }
     }
 
-    /// Registers sessions recovery found idle, as hibernated: listed, counted, loaded on request.
-    func adoptHibernated(_ summaries: [SessionSummary]) {
-        guard !summaries.isEmpty else { return }
+    /// Registers a session recovery found idle, as hibernated (listed, counted, loaded on request),
+    /// with the journal's note of its files; false when it is not taken (its id is in use, or does
+    /// not fit a record): recovery then rebuilds it.
+    func adoptHibernated(_ summary: SessionSummary, parked: ParkedSession) -> Bool {
         sessions.withLock { table in
-            for summary in summaries where !table.has(summary.id) {
-                table.hibernated[summary.id] = summary
-                table.order.insert(summary.id)
+            guard !table.has(summary.id), table.hibernated.insert(summary, parked: parked) else { return false }
+            table.order.insert(summary.id)
+            return true
+        }
+    }
+
+    /// Drops the journal's state of sessions that left memory, a batch at a time (each batch is
+    /// one turn of the journal's thread): what the registry keeps of each is the record, with the
+    /// journal's eight-byte note of its files. A session the journal keeps open (a write it has not
+    /// synced) is loaded by id as before. Each session's `parking` group stands in `loading` until
+    /// then, so a request for it waits and loads it the way the note says.
+    private func park(_ unloaded: [(id: String, parking: DispatchGroup)]) {
+        var start = 0
+        while start < unloaded.count {
+            let batch = unloaded[start..<min(unloaded.count, start + 4_096)]
+            start += batch.count
+            let parked = context.log.park(sessionIDs: batch.map(\.id))
+            sessions.withLock { table in
+                for ((id, parking), note) in zip(batch, parked) {
+                    if let note { table.hibernated.setParked(id, note) }
+                    if table.loading[id] === parking { table.loading[id] = nil }
+                }
             }
+            for (_, parking) in batch { parking.leave() }
         }
     }
 
     /// Deletes the hibernated sessions whose `ttlSeconds` passed, from their summaries: files
     /// removed, never loaded (they have no streams to end).
     func expireHibernated(at now: Int64) {
-        let expired = sessions.withLock { table -> [String] in
+        let expired = sessions.withLock { table -> [(id: String, parked: ParkedSession?)] in
             guard !table.hibernated.isEmpty else { return [] }
-            let ids = table.hibernated.values.compactMap { summary in
-                summary.lifetime.hasExpired(at: now) && table.loading[summary.id] == nil ? summary.id : nil
-            }
-            for id in ids {
-                table.hibernated[id] = nil
+            let found = table.hibernated.expired(at: now).filter { table.loading[$0.id] == nil }
+            for (id, _) in found {
+                table.hibernated.remove(id)
                 table.order.remove(id)
             }
-            return ids
+            return found
         }
-        for id in expired {
-            context.log.delete(sessionID: id) {}
+        for (id, parked) in expired {
+            if let parked { context.log.delete(sessionID: id, parked: parked) {} } else { context.log.delete(sessionID: id) {} }
             context.metrics.recordExpiry()
         }
     }

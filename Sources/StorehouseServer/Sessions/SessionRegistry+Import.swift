@@ -41,7 +41,8 @@ extension SessionRegistry {
             }
             let finish: @Sendable () -> Void = { [self] in
                 let state = session.lock.withLock {
-                    session.journalSnapshotVersion = version
+                    var after = Afterwards()
+                    session.feedLocked(.wroteSnapshot(at: version), into: &after)
                     return session.currentStateLocked().bytes
                 }
                 if durable {

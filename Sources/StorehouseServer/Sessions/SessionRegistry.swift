@@ -16,14 +16,14 @@ final class SessionRegistry: Sendable {
         /// Ids of imports under way: taken, though not yet served.
         var importing: Set<String> = []
         /// Hibernated sessions: in `order`, not in `byID`.
-        var hibernated: [String: SessionSummary] = [:]
+        var hibernated = HibernatedSessions()
         /// Hibernated sessions being loaded back, each with the group its other requests wait on.
         var loading: [String: DispatchGroup] = [:]
 
         /// Every session, resident or hibernated.
         var count: Int { byID.count + hibernated.count }
 
-        func has(_ id: String) -> Bool { byID[id] != nil || hibernated[id] != nil }
+        func has(_ id: String) -> Bool { byID[id] != nil || hibernated.contains(id) }
 
         /// Whether the id is new (a session is otherwise replaced).
         @discardableResult
@@ -43,6 +43,8 @@ final class SessionRegistry: Sendable {
     let sessions = Mutex<Table>(Table())
     let context: SessionContext
     let maxSessions: Int
+    /// Where requests that load a hibernated session run (`SessionLoader`).
+    let loader = SessionLoader()
 
     init(context: SessionContext, maxSessions: Int) {
         self.context = context
@@ -56,7 +58,7 @@ final class SessionRegistry: Sendable {
     var residentCount: Int { sessions.withLock { $0.byID.count } }
 
     /// Whether `id` names a hibernated session (its next request loads it).
-    func isHibernated(_ id: String) -> Bool { sessions.withLock { $0.hibernated[id] != nil } }
+    func isHibernated(_ id: String) -> Bool { sessions.withLock { $0.hibernated.contains(id) } }
 
     /// Whether `id` names a session, without loading it.
     func exists(_ id: String) -> Bool { sessions.withLock { $0.has(id) } }
@@ -70,35 +72,45 @@ final class SessionRegistry: Sendable {
 
     /// Up to `limit` sessions with ids after `cursor`, ascending, of kind `kind` when given, and
     /// whether more follow (`GET /sessions`).
-    /// Hibernated sessions are listed from their summaries, never loaded.
+    /// Hibernated sessions are listed from their records, never loaded.
     func page(after cursor: String?, kind: String?, limit: Int) -> (sessions: [Listed], more: Bool) {
         sessions.withLock { table in
             let byID = table.byID  // shared storage, not a copy: the index mutates beside it
             let hibernated = table.hibernated
-            let (ids, more) = table.order.page(after: cursor, limit: limit) { id in
-                guard let kind else { return true }
-                return (byID[id]?.kind.name ?? hibernated[id]?.kind.name) == kind
+            var listed: [Listed] = []
+            listed.reserveCapacity(limit)
+            // `include` is asked once per id, in order, and a page ends at the first id past it:
+            // each id included is listed as it is found.
+            let (_, more) = table.order.page(after: cursor, limit: limit) { packed in
+                if let record = hibernated.listed(packed) {
+                    guard kind == nil || record.kind == kind else { return false }
+                    if listed.count < limit { listed.append(.hibernated(record)) }
+                    return true
+                }
+                guard let session = byID[packed.string], kind == nil || session.kind.name == kind else { return false }
+                if listed.count < limit { listed.append(.resident(session)) }
+                return true
             }
-            return (ids.compactMap { id in byID[id].map(Listed.resident) ?? hibernated[id].map(Listed.hibernated) }, more)
+            return (listed, more)
         }
     }
 
     /// A session in a listing page.
     enum Listed {
         case resident(Session)
-        case hibernated(SessionSummary)
+        case hibernated(HibernatedSessions.Listed)
 
         var id: String {
             switch self {
             case .resident(let session): session.id
-            case .hibernated(let summary): summary.id
+            case .hibernated(let listed): listed.id.string
             }
         }
 
-        func metadataJSON() -> [UInt8] {
+        func appendMetadataJSON(to out: inout [UInt8]) {
             switch self {
-            case .resident(let session): session.metadataJSON()
-            case .hibernated(let summary): summary.metadataJSON()
+            case .resident(let session): session.appendMetadataJSON(to: &out)
+            case .hibernated(let listed): listed.appendMetadataJSON(to: &out)
             }
         }
     }

@@ -29,25 +29,48 @@ struct SessionSummary: Sendable {
     static func metadataJSON(id: String, kind: String, version: Int, createdAt: Int64, updatedAt: Int64, expiresAt: Int64?,
                              subscribers: Int, resident: Bool, forkedFrom: ForkOrigin?) -> [UInt8] {
         var out: [UInt8] = []
-        out += Array(#"{"id":""#.utf8) + Array(id.utf8)
-        out += Array(#"","kind":""#.utf8) + Array(kind.utf8)
-        out += Array(#"","version":\#(version),"createdAt":""#.utf8)
-        out += Array(Timestamp.iso8601(millis: createdAt).utf8)
-        out += Array(#"","updatedAt":""#.utf8)
-        out += Array(Timestamp.iso8601(millis: updatedAt).utf8)
-        out += Array(#"","expiresAt":"#.utf8)
+        out.reserveCapacity(224)
+        appendMetadataJSON(id: id, kind: kind, version: version, createdAt: createdAt, updatedAt: updatedAt, expiresAt: expiresAt,
+                           subscribers: subscribers, resident: resident, forkedFrom: forkedFrom, to: &out)
+        return out
+    }
+
+    /// ``metadataJSON(id:kind:version:createdAt:updatedAt:expiresAt:subscribers:resident:forkedFrom:)`` appended to
+    /// `out`: a listing page writes a thousand into one buffer.
+    static func appendMetadataJSON(id: String, kind: String, version: Int, createdAt: Int64, updatedAt: Int64, expiresAt: Int64?,
+                                   subscribers: Int, resident: Bool, forkedFrom: ForkOrigin?, to out: inout [UInt8]) {
+        out.append(contentsOf: #"{"id":""#.utf8)
+        out.append(contentsOf: id.utf8)
+        appendMembersAfterID(kind: kind, version: version, createdAt: createdAt, updatedAt: updatedAt, expiresAt: expiresAt,
+                           subscribers: subscribers, resident: resident, forkedFrom: forkedFrom, to: &out)
+    }
+
+    /// The same, once the caller wrote `{"id":"` and the id (a packed id writes its own bytes).
+    static func appendMembersAfterID(kind: String, version: Int, createdAt: Int64, updatedAt: Int64, expiresAt: Int64?,
+                                     subscribers: Int, resident: Bool, forkedFrom: ForkOrigin?, to out: inout [UInt8]) {
+        out.append(contentsOf: #"","kind":""#.utf8)
+        out.append(contentsOf: kind.utf8)
+        out.append(contentsOf: #"","version":"#.utf8)
+        out.append(contentsOf: String(version).utf8)
+        out.append(contentsOf: #","createdAt":""#.utf8)
+        Timestamp.append(millis: createdAt, to: &out)
+        out.append(contentsOf: #"","updatedAt":""#.utf8)
+        Timestamp.append(millis: updatedAt, to: &out)
+        out.append(contentsOf: #"","expiresAt":"#.utf8)
         if let expiresAt {
             out.append(UInt8(ascii: "\""))
             Timestamp.append(millis: expiresAt, to: &out)
             out.append(UInt8(ascii: "\""))
         } else {
-            out += Array("null".utf8)
+            out.append(contentsOf: "null".utf8)
         }
-        out += Array(#","subscribers":\#(subscribers),"resident":\#(resident)"#.utf8)
+        out.append(contentsOf: #","subscribers":"#.utf8)
+        out.append(contentsOf: String(subscribers).utf8)
+        out.append(contentsOf: resident ? #","resident":true"#.utf8 : #","resident":false"#.utf8)
         if let forkedFrom {
-            out += Array(#","forkedFrom":"#.utf8) + forkedFrom.json.encoded()
+            out.append(contentsOf: #","forkedFrom":"#.utf8)
+            out += forkedFrom.json.encoded()
         }
         out.append(UInt8(ascii: "}"))
-        return out
     }
 }

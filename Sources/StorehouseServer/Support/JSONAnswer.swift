@@ -4,12 +4,33 @@ import HTTPEngine
 enum JSONAnswer {
     static func ok(_ body: [UInt8], status: Int = 200, etagVersion: Int? = nil) -> HTTPResponse {
         var headers = HTTPHeaders()
-        // Content-Type, ETag and at most one more (Preference-Applied, Location, Idempotent-Replayed).
-        headers.reserveCapacity(3)
+        // Content-Type, ETag, Vary and at most one more (Preference-Applied, Location, Idempotent-Replayed).
+        headers.reserveCapacity(4)
         headers.add("Content-Type", "application/json")
-        if let etagVersion { headers.add("ETag", entityTag(etagVersion)) }
+        if let etagVersion { addEntityTag(etagVersion, to: &headers) }
+        // Every answer says it (`CORS.addHeaders`); said here, a shared answer (the head's) is
+        // not copied to say it.
+        headers.add("Vary", "Origin")
         return HTTPResponse(status: status, headers: headers, body: body)
     }
+
+    /// `ETag: "<version>"`, the digits written on the stack and copied in: no string is built
+    /// for the tag of every answer.
+    static func addEntityTag(_ version: Int, to headers: inout HTTPHeaders) {
+        guard version >= 0 else { return headers.add("ETag", entityTag(version)) }
+        // 24 bytes on the stack: a quote, up to 20 digits, a quote.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { bytes in
+            var v = UInt(version), start = 23
+            bytes[start] = UInt8(ascii: "\"")
+            repeat { start -= 1; bytes[start] = UInt8(48 + v % 10); v /= 10 } while v > 0
+            start -= 1
+            bytes[start] = UInt8(ascii: "\"")
+            let value = UnsafeBufferPointer(rebasing: bytes[start..<24])
+            Self.etagName.withUTF8Buffer { headers.append(name: $0, value: value) }
+        }
+    }
+
+    private static let etagName: StaticString = "ETag"
 
     /// `"<version>"`, written by hand: string interpolation costs more than the rest of a small answer.
     static func entityTag(_ version: Int) -> String {

@@ -64,12 +64,17 @@ final class TestClient {
 
     /// Sends one request; `Content-Length` is added for a body.
     func request(_ method: String, _ target: String, headers: [String: String] = [:], body: String? = nil) throws -> TestResponse {
+        try sendRequest(method, target, headers: headers, body: body)
+        return try readResponse(method: method)
+    }
+
+    /// Sends one request without reading its answer (`readResponse` reads it later).
+    func sendRequest(_ method: String, _ target: String, headers: [String: String] = [:], body: String? = nil) throws {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: localhost\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let body { head += "Content-Length: \(body.utf8.count)\r\n" }
         head += "\r\n"
         try sendRaw(head + (body ?? ""))
-        return try readResponse(method: method)
     }
 
     /// Reads bytes until `predicate` holds for the buffer, or the deadline passes.

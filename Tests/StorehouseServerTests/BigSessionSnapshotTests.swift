@@ -2,48 +2,10 @@ import Foundation
 @testable import StorehouseServer
 import XCTest
 
-/// When the journal snapshots a session (`SnapshotPolicy`), and that a restart from those
-/// snapshots and the records after them gives back the same state.
-final class SnapshotPolicyTests: XCTestCase {
-    let policy = SnapshotPolicy(every: 1_000, droppedLimit: 64 << 20)
-
-    func testNotBeforeEveryVersionsUnlessActionsLeftTheWindow() {
-        XCTAssertFalse(policy.isDue(base: 999, last: 0, droppedSince: 0, loggedSince: 1 << 30, lastBytes: 0, writing: false))
-        XCTAssertTrue(policy.isDue(base: 1_000, last: 0, droppedSince: 0, loggedSince: 0, lastBytes: 0, writing: false))
-        XCTAssertTrue(policy.isDue(base: 10, last: 0, droppedSince: 64 << 20, loggedSince: 0, lastBytes: 0, writing: false))
-        XCTAssertFalse(policy.isDue(base: 5_000, last: 5_000, droppedSince: 64 << 20, loggedSince: 1 << 30, lastBytes: 0, writing: false),
-                       "not again at the same version")
-    }
-
-    func testABigStateWaitsForHalfItsBytesInActions() {
-        let state = 72 << 20
-        XCTAssertFalse(policy.isDue(base: 500_000, last: 1_000, droppedSince: 0, loggedSince: state / 2 - 1, lastBytes: state, writing: false))
-        XCTAssertTrue(policy.isDue(base: 500_000, last: 1_000, droppedSince: 0, loggedSince: state / 2, lastBytes: state, writing: false))
-        XCTAssertFalse(policy.isDue(base: 500_000, last: 1_000, droppedSince: 0, loggedSince: 2 * state, lastBytes: state, writing: true),
-                       "never while the last one is still being written")
-    }
-
-    /// A session that grows by `growth` bytes of state and logs `weight` bytes per action: the
-    /// snapshots' bytes stay within the bytes logged (plus the last state), at any size.
-    func testSnapshotBytesAreAmortizedOverTheBytesLogged() {
-        for (growth, weight) in [(72, 200), (0, 140), (500, 100), (5, 5_000)] {
-            var stateBytes = 1_000, last = 0, lastBytes = 0, logged = 0, loggedTotal = 0, written = 0, snapshots = 0
-            for version in 1...2_000_000 {
-                stateBytes += growth
-                logged += weight
-                loggedTotal += weight
-                if policy.isDue(base: version, last: last, droppedSince: 0, loggedSince: logged, lastBytes: lastBytes, writing: false) {
-                    (last, lastBytes, logged) = (version, stateBytes, 0)
-                    written += stateBytes
-                    snapshots += 1
-                }
-            }
-            XCTAssertGreaterThan(snapshots, 0)
-            XCTAssertLessThanOrEqual(written, loggedTotal * SnapshotPolicy.logShare + stateBytes,
-                                     "growth \(growth), weight \(weight): \(snapshots) snapshots, \(written) bytes")
-        }
-    }
-
+/// When the journal snapshots a big session (`SnapshotSchedule`, one at a time on the
+/// `SnapshotWriter`), and that a restart from those snapshots and the records after them gives
+/// back the same state.
+final class BigSessionSnapshotTests: XCTestCase {
     /// Tasks of 24 KB titles (a state of about 1.2 MB) toggled 140 bytes at a time: after the
     /// first snapshot the next waits for about 600 KB of toggles, not for `--history`'s 1,000
     /// versions; and a restart reads the same state back.
