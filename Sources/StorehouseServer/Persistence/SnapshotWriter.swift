@@ -35,7 +35,7 @@ final class SnapshotWriter: Sendable {
             return !q.running
         }
         guard start else { return }
-        Thread { [self] in drain() }.start()
+        Thread.startNamed("snapshot-writer") { [self] in drain() }
     }
 
     /// Returns once every job submitted before this call has run.
