@@ -125,7 +125,7 @@ final class Router: HTTPHandler {
             // Off the event loop, a session's requests run in its lane (`OffLoopPool`), one at a
             // time in arrival order: those whose work is large, those behind one, and those
             // already off the loop (a session just loaded). The rest run here.
-            if !onLoop || session.lane.isBusy || isCostly(endpoint, exchange.request, on: session) {
+            if !onLoop || session.lane.isBusy || isCostly(endpoint, exchange, on: session) {
                 return registry.context.offLoop.run(in: session.lane) { [self] in serve(endpoint, of: session, exchange) }
             }
             serve(endpoint, of: session, exchange)

@@ -279,7 +279,8 @@ extension Session {
         lock.lock()
         var anyDurable = false
         for append in answered { anyDurable = settleLocked(append, into: &after) || anyDurable }
-        if anyDurable {
+        // One snapshot at a time: the next is not even considered while one is being written.
+        if anyDurable, !journalSnapshotWriting.load(ordering: .acquiring) {
             // The window starts `--history` versions back, or later when large actions ended it sooner.
             let windowStart = max(durableVersion - context.history, (history.firstVersion ?? durableVersion + 1) - 1)
             let base = keptStates.nearest(atOrBefore: min(durableVersion, windowStart))?.version
@@ -438,16 +439,24 @@ extension Session {
     }
 
     /// Hands the journal a snapshot of the kept state at `version` (the machine's `.writeSnapshot`):
-    /// the journal drops the records it covers. Encoded on the off-loop pool from the kept state
-    /// (immutable, shared with the head), so neither this session nor the journal's thread waits
-    /// for a large state's bytes.
+    /// the journal drops the records it covers. Encoded on the snapshot thread (`SnapshotWriter`)
+    /// from the kept state (immutable, shared with the head), so neither this session nor the
+    /// journal's thread waits for a large state's bytes.
     func writeSnapshotLocked(at version: Int) {
         guard let base = keptStates.nearest(atOrBefore: version), base.version == version else { return }
-        let (log, id, state, updatedAt, idempotency) = (context.log, id, base.state, updatedAt, machine.ledger)
-        context.offLoop.run { [self] in
-            let bytes = SnapshotCoding.encode(version: version, state: state.encode(), updatedAt: updatedAt, idempotency: idempotency)
+        let (log, id, state, updatedAt, idempotency, budget) = (context.log, id, base.state, updatedAt, machine.ledger, context.memoryBudget)
+        // Room for the last snapshot's size and an eighth more: one allocation, not a chain of
+        // doublings whose freed halves malloc keeps.
+        let capacity = journalSnapshotBytes.load(ordering: .relaxed) * 9 / 8 + 4_096
+        journalSnapshotWriting.store(true, ordering: .relaxed)
+        context.snapshotWriter.submit { [self] in
+            let bytes = SnapshotCoding.encode(version: version, state: state, updatedAt: updatedAt, idempotency: idempotency, capacity: capacity)
             journalSnapshotBytes.store(bytes.count, ordering: .relaxed)
             log.snapshot(sessionID: id, version: version, bytes: bytes)
+            journalSnapshotWriting.store(false, ordering: .releasing)
+            // A large state's encoding leaves megabytes free in malloc's arenas, which the
+            // resident size (and the memory budget) would go on counting.
+            if bytes.count >= SnapshotWriter.trimAfterBytes { budget.returnFreedMemory() }
         }
     }
 

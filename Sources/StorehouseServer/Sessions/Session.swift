@@ -102,10 +102,13 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var replayedEffects: [String: PendingEffect] = [:]
     /// The newest action time, so versions never go back in time.
     var lastActionAt: Int64 = 0
-    /// The size of the last journal snapshot, once it is encoded (on another thread): the next
-    /// waits until the actions since weigh a quarter of it, so a big state's snapshots cost
-    /// O(1) per action byte however big the state grows.
+    /// The size of the last journal snapshot, once it is encoded (on the snapshot thread): the
+    /// next waits until the actions since weigh half of it (`SnapshotSchedule`), so a big
+    /// state's snapshots cost O(1) per action byte however big the state grows.
     let journalSnapshotBytes = Atomic<Int>(0)
+    /// True from the moment a journal snapshot is taken until the snapshot thread has handed it
+    /// to the log: no second one is taken meanwhile.
+    let journalSnapshotWriting = Atomic<Bool>(false)
     /// The weight of the actions applied since the newest kept state (see `keepStateIfDueLocked`).
     var bytesSinceKeptState = 0
     /// The weight of the changes since the newest kept state (`changeWeight`): roughly what a
