@@ -151,6 +151,8 @@ public final class Storehouse: Sendable {
         // Every expiry clock as it is now: a restart goes on from the last request, exactly.
         registry.recordExpiryClocks(at: registry.context.now(), exact: true)
         registry.context.expiryClocks?.sync()
+        // A snapshot being encoded reaches the journal before it closes: the restart reads it.
+        registry.context.snapshotWriter.waitUntilIdle()
         log.close()
         accessLog.flush()
     }

@@ -37,15 +37,37 @@ final class SnapshotScheduleTests: XCTestCase {
         }
     }
 
-    /// A big state's next snapshot waits until the actions since weigh a quarter of the last one.
-    func testABigStateWaitsForAQuarterOfItsSizeInActions() {
+    /// A big state's next snapshot waits until the actions since weigh half the last one.
+    func testABigStateWaitsForHalfItsSizeInActions() {
         let machine = TestMachine(snapshots: .init(every: 1, bytes: 1_000))
-        machine.applyInMemory(1, 1...1, weight: 99)
+        machine.applyInMemory(1, 1...1, weight: 199)
         machine.send(.snapshotBase(1, droppedBytes: 0, byteLimit: 1_000, lastSnapshotBytes: 400), [])
         machine.applyInMemory(2, 2...2, weight: 1)
         machine.send(.snapshotBase(1, droppedBytes: 0, byteLimit: 1_000, lastSnapshotBytes: 400), [.writeSnapshot(version: 1)]) {
             $0.snapshot = 1
             $0.bytesSinceSnapshot = 0
+        }
+    }
+
+    /// A session that grows by `growth` bytes of state and logs `weight` bytes per action: the
+    /// snapshots' bytes stay within twice the bytes logged (plus the last state), at any size.
+    func testSnapshotBytesAreAmortizedOverTheBytesLogged() {
+        for (growth, weight) in [(72, 200), (0, 140), (500, 100), (5, 5_000)] {
+            var schedule = SnapshotSchedule(every: 1_000, bytes: 64 << 20)
+            var stateBytes = 1_000, lastBytes = 0, logged = 0, written = 0, snapshots = 0
+            for version in 1...2_000_000 {
+                stateBytes += growth
+                logged += weight
+                schedule.applied(weight: weight)
+                if schedule.take(base: version, droppedBytes: 0, byteLimit: 64 << 20, lastSnapshotBytes: lastBytes) {
+                    lastBytes = stateBytes
+                    written += stateBytes
+                    snapshots += 1
+                }
+            }
+            XCTAssertGreaterThan(snapshots, 0)
+            XCTAssertLessThanOrEqual(written, logged * SnapshotSchedule.logShare + stateBytes,
+                                     "growth \(growth), weight \(weight): \(snapshots) snapshots, \(written) bytes")
         }
     }
 }

@@ -112,4 +112,32 @@ final class MemoryBudgetTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(held, subscribers)
         XCTAssertGreaterThanOrEqual(fixture.server.registry.context.memoryBudget.accounted, held)
     }
+
+    /// The live state counts, not only what its kept states do not share with it: a session of
+    /// 100 tasks of 10 KB, with --history 10 (a history of about 10 small actions) and only
+    /// minimal answers, is charged at least the megabyte its journal snapshot holds.
+    func testTheLiveStateIsCharged() throws {
+        let fixture = try ServerFixture {
+            $0.memoryBudgetCountsResident = false; $0.history = 10; $0.inMemory = false; $0.dataDirectory = temporaryDirectory(); $0.fsync = .never
+        }
+        let (id, token) = try fixture.createSession(#"{"kind":"tasks"}"#)
+        let client = try fixture.client()
+        let minimal = bearer(token).merging(["Prefer": "return=minimal"]) { a, _ in a }
+        let title = String(repeating: "t", count: 10_000)
+        for _ in 0..<100 {
+            XCTAssertEqual(try client.request("POST", "/sessions/\(id)/actions", headers: minimal,
+                                              body: #"{"type":"tasks/add","payload":{"title":"\#(title)"}}"#).status, 200)
+        }
+        // Past 1,000 versions the journal snapshots the state (`SnapshotSchedule`).
+        let toggles = "[" + Array(repeating: #"{"type":"tasks/toggleDone","payload":{"id":1}}"#, count: 10).joined(separator: ",") + "]"
+        for _ in 0..<100 {
+            XCTAssertEqual(try client.request("POST", "/sessions/\(id)/actions", headers: minimal, body: toggles).status, 200)
+        }
+        fixture.server.registry.context.snapshotWriter.waitUntilIdle()
+        XCTAssertEqual(try client.request("POST", "/sessions/\(id)/actions", headers: minimal, body: toggles).status, 200)
+        let session = try XCTUnwrap(fixture.server.registry.lookup(id))
+        let (held, history) = session.lock.withLock { (session.budgetCharged, session.history.bytes) }
+        XCTAssertLessThan(history, 100_000)
+        XCTAssertGreaterThan(held, 100 * 10_000 + history)
+    }
 }

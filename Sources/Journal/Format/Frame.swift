@@ -48,6 +48,26 @@ enum Frame {
         for i in 0..<4 { out[start + 4 + i] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(i))) }
     }
 
+    /// The bytes `append` would put before `payload` (length, checksum, kind, version), for a
+    /// payload written on its own: a snapshot's tens of megabytes go to disk from the buffer they
+    /// were encoded into, never copied into a frame. Not for `.meta`.
+    static func header(kind: Kind, version: Int, payload: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(headerSize + 9)
+        appendUInt32(UInt32(truncatingIfNeeded: 9 + payload.count), to: &out)
+        appendUInt32(0, to: &out)
+        out.append(kind.rawValue)
+        let v = UInt64(bitPattern: Int64(version))
+        for i in 0..<8 { out.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) }
+        var crc = out.withUnsafeBytes { raw in
+            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<4]), continuing: 0)
+        }
+        crc = out.withUnsafeBytes { raw in CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[8...]), continuing: crc) }
+        crc = CRC32C.checksum(payload, continuing: crc)
+        for i in 0..<4 { out[4 + i] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(i))) }
+        return out
+    }
+
     static func size(kind: Kind, payloadCount: Int) -> Int {
         headerSize + (kind == .meta ? 2 : 9) + payloadCount
     }

@@ -891,11 +891,12 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     }
 
     private func writeTemp(_ temp: String, version: Int, bytes: [UInt8]) throws(JournalError) {
-        var frame: [UInt8] = []
-        Frame.append(kind: .snapshot, version: version, payload: bytes, to: &frame)
+        // The header, then the bytes where they are: a large state is not copied into a frame.
+        let header = Frame.header(kind: .snapshot, version: version, payload: bytes)
         let fd = try disk.openTruncating(temp)
         do {
-            try disk.write(fd, frame, at: 0, name: temp)
+            try disk.write(fd, header, at: 0, name: temp)
+            try disk.write(fd, bytes, at: header.count, name: temp)
             try disk.dataSync(fd, name: temp)
         } catch {
             disk.close(fd)

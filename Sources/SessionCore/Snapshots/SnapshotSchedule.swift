@@ -4,7 +4,10 @@
 /// finds it): snapshotting no later than the window's start keeps the whole window on disk. It is
 /// due once that state is `every` versions past the previous snapshot, or `bytes` of actions (at
 /// most the window's byte budget) have left the window since; and never before the actions since
-/// weigh a quarter of the previous snapshot, so a big state's snapshots cost O(1) per action byte.
+/// weigh half the previous snapshot (`logShare`): encoding then costs at most two bytes per byte
+/// logged, O(1) per action whatever the state's size, and a restart replays at most half a
+/// state's weight of actions after the snapshot (a replayed action costs more per byte than a
+/// decoded snapshot).
 ///
 /// ```swift
 /// var schedule = SnapshotSchedule(every: 1_000, bytes: 64 << 20)
@@ -24,6 +27,9 @@ public struct SnapshotSchedule: Sendable, Equatable {
     /// The weight of the actions applied since that snapshot.
     public private(set) var bytesSince = 0
 
+    /// The share of the previous snapshot's bytes the actions since must weigh: 1/`logShare`.
+    public static let logShare = 2
+
     public init(every: Int, bytes: Int, version: Int = 0) {
         self.every = every
         self.bytes = bytes
@@ -39,7 +45,7 @@ public struct SnapshotSchedule: Sendable, Equatable {
     public mutating func take(base: Int, droppedBytes: Int, byteLimit: Int, lastSnapshotBytes: Int) -> Bool {
         guard base > version,
               base >= version + every || droppedBytes - droppedBytesAtSnapshot >= min(bytes, byteLimit),
-              bytesSince >= lastSnapshotBytes / 4 else { return false }
+              bytesSince >= lastSnapshotBytes / Self.logShare else { return false }
         version = base
         droppedBytesAtSnapshot = droppedBytes
         bytesSince = 0

@@ -208,22 +208,26 @@ public struct EntityTable<E: Entity>: Sendable {
             } else if log[mark..<offset].contains(where: { $0.id == id }) {
                 continue
             }
-            let member = byId + JSONPointer.escape(id.key)
+            let key = JSONPointer.escape(id.key)
             if case .fieldUpdated = entry {
                 // Only field changes for this id: each writes its own old-to-new diff, in order,
                 // without reading the entity. Mixed with whole-entity changes (or too many to
                 // scan): the entity, which existed before the action, is replaced or removed.
                 if !useSet, log[offset...].allSatisfy({ $0.id != id || $0.isFieldUpdate }) {
                     for case .fieldUpdated(let other, let change) in log[offset...] where other == id {
-                        change.write(at: member, into: &patch)
+                        change.write(byId: byId, key: key, into: &patch)
                     }
-                } else if let now = rows[id]?.entity {
+                    continue
+                }
+                let member = byId + key
+                if let now = rows[id]?.entity {
                     patch.replace(member, now)
                 } else {
                     patch.remove(member)
                 }
                 continue
             }
+            let member = byId + key
             let now = rows[id]?.entity
             let before: E?
             switch entry {

@@ -8,12 +8,28 @@ import StoreCore
 /// carries its answer, which history cannot render again.
 enum SnapshotCoding {
     static func encode(version: Int, state: [UInt8], updatedAt: Int64, idempotency: IdempotencyCache) -> [UInt8] {
+        var out = head(version: version, updatedAt: updatedAt, idempotency: idempotency, capacity: state.count + 4_096)
+        out += state
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// The same bytes, the state encoded straight into them (one buffer of about `capacity`
+    /// bytes, never a copy of a large state's JSON).
+    static func encode(version: Int, state: SharedState, updatedAt: Int64, idempotency: IdempotencyCache, capacity: Int) -> [UInt8] {
+        var out = head(version: version, updatedAt: updatedAt, idempotency: idempotency, capacity: capacity)
+        state.encode(into: &out)
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// Everything before the state's bytes.
+    private static func head(version: Int, updatedAt: Int64, idempotency: IdempotencyCache, capacity: Int) -> [UInt8] {
         var out: [UInt8] = []
+        out.reserveCapacity(capacity)
         out += Array(#"{"version":\#(version),"updatedAt":\#(updatedAt),"idempotency":"#.utf8)
         appendIdempotency(idempotency, through: version, to: &out)
         out += Array(#","state":"#.utf8)
-        out += state
-        out.append(UInt8(ascii: "}"))
         return out
     }
 

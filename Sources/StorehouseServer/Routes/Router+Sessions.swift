@@ -303,10 +303,11 @@ extension Router {
     /// a batch), or an answer that encodes a state past `offLoopStateBytes` (a full POST answer,
     /// the head, a new subscriber's snapshot, an export). Decided from the head and what the
     /// session last encoded, so a small request pays three comparisons.
-    func isCostly(_ endpoint: SessionEndpoint, _ request: HTTPRequest, on session: Session) -> Bool {
-        if request.body.count > offLoopBodyBytes { return true }
+    func isCostly(_ endpoint: SessionEndpoint, _ exchange: Exchange, on session: Session) -> Bool {
+        if exchange.request.body.count > offLoopBodyBytes { return true }
         guard session.stateBytesEstimate.load(ordering: .relaxed) > offLoopStateBytes
                 || session.journalSnapshotBytes.load(ordering: .relaxed) > offLoopStateBytes else { return false }
+        let request = exchange.request
         switch endpoint {
         case .postActions: return !Self.prefersMinimal(request)
         // `?version=` replays off the loop by itself; `?path=` alone encodes one value.

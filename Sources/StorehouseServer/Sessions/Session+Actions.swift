@@ -279,7 +279,8 @@ extension Session {
         lock.lock()
         var anyDurable = false
         for append in answered { anyDurable = settleLocked(append, into: &after) || anyDurable }
-        if anyDurable {
+        // One snapshot at a time: the next is not even considered while one is being written.
+        if anyDurable, !journalSnapshotWriting.load(ordering: .acquiring) {
             // The window starts `--history` versions back, or later when large actions ended it sooner.
             let windowStart = max(durableVersion - context.history, (history.firstVersion ?? durableVersion + 1) - 1)
             let base = keptStates.nearest(atOrBefore: min(durableVersion, windowStart))?.version
@@ -366,6 +367,9 @@ extension Session {
     /// the ring not moving). Only a batch large next to `--history` ever needs this.
     private func statesAheadOfTheRingLocked(adding count: Int) -> [(version: Int, state: SharedState)] {
         let kept = store.version + count - context.history  // the ring keeps versions after this
+        // The usual case, in O(1): the newest kept state is at or before the durable version (so
+        // at or before the head) and stays in reach, so both rebuilds below would start from it.
+        if let newest = keptStates.states.last?.version, newest <= durableVersion, newest >= kept { return [] }
         func reachable(from version: Int, alsoFrom added: Int?) -> Bool {
             var nearest = keptStates.nearest(atOrBefore: version)?.version
             if let added, added <= version, added > nearest ?? .min { nearest = added }
@@ -392,6 +396,14 @@ extension Session {
     /// the kept state a rollback to the last durable version starts from, nor past a version the
     /// subscribers have not been sent yet (a fan-out waiting on its queue).
     func trimHistoryLocked() {
+        // The usual case, in O(1) (it runs on every publication): the window fits its bytes and
+        // starts just after the oldest kept state, and the next kept state is not yet before the
+        // window's start. Then nothing leaves: `versionToDropThrough` has nothing to drop, neither
+        // branch of `alignHistoryLocked` applies, and no kept state is older than the window needs.
+        if let first = history.firstVersion, keptStates.states.first?.version == first - 1, history.bytes <= historyByteLimitLocked {
+            let windowStart = min(durableVersion, publishedVersion) - context.history
+            if keptStates.states.count < 2 || keptStates.states[1].version > windowStart { return }
+        }
         defer {
             alignHistoryLocked()
             if let oldest = history.firstVersion { keptStates.trim(keeping: oldest - 1) }
@@ -427,16 +439,24 @@ extension Session {
     }
 
     /// Hands the journal a snapshot of the kept state at `version` (the machine's `.writeSnapshot`):
-    /// the journal drops the records it covers. Encoded on the off-loop pool from the kept state
-    /// (immutable, shared with the head), so neither this session nor the journal's thread waits
-    /// for a large state's bytes.
+    /// the journal drops the records it covers. Encoded on the snapshot thread (`SnapshotWriter`)
+    /// from the kept state (immutable, shared with the head), so neither this session nor the
+    /// journal's thread waits for a large state's bytes.
     func writeSnapshotLocked(at version: Int) {
         guard let base = keptStates.nearest(atOrBefore: version), base.version == version else { return }
-        let (log, id, state, updatedAt, idempotency) = (context.log, id, base.state, updatedAt, machine.ledger)
-        context.offLoop.run { [self] in
-            let bytes = SnapshotCoding.encode(version: version, state: state.encode(), updatedAt: updatedAt, idempotency: idempotency)
+        let (log, id, state, updatedAt, idempotency, budget) = (context.log, id, base.state, updatedAt, machine.ledger, context.memoryBudget)
+        // Room for the last snapshot's size and an eighth more: one allocation, not a chain of
+        // doublings whose freed halves malloc keeps.
+        let capacity = journalSnapshotBytes.load(ordering: .relaxed) * 9 / 8 + 4_096
+        journalSnapshotWriting.store(true, ordering: .relaxed)
+        context.snapshotWriter.submit { [self] in
+            let bytes = SnapshotCoding.encode(version: version, state: state, updatedAt: updatedAt, idempotency: idempotency, capacity: capacity)
             journalSnapshotBytes.store(bytes.count, ordering: .relaxed)
             log.snapshot(sessionID: id, version: version, bytes: bytes)
+            journalSnapshotWriting.store(false, ordering: .releasing)
+            // A large state's encoding leaves megabytes free in malloc's arenas, which the
+            // resident size (and the memory budget) would go on counting.
+            if bytes.count >= SnapshotWriter.trimAfterBytes { budget.returnFreedMemory() }
         }
     }
 

@@ -77,6 +77,10 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// When a request last looked the session up (milliseconds), and how many of its effects run:
     /// what hibernation asks before it unloads the session (`Session+Hibernation.swift`).
     let lastUsed: Atomic<Int64>
+    /// Set under the registry's lock once the registry lets go of this session (hibernated,
+    /// deleted, replaced): a request holding it from `credential` marks it used without a second
+    /// lookup (`SessionRegistry.markUsed`).
+    let unlisted = Atomic<Bool>(false)
     let effectsRunning = Atomic<Int>(0)
     /// Appends the journal answered in the group it is completing, settled together at the
     /// group's end (`settleAnsweredAppends`); its own lock, not the session's.
@@ -98,10 +102,13 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var replayedEffects: [String: PendingEffect] = [:]
     /// The newest action time, so versions never go back in time.
     var lastActionAt: Int64 = 0
-    /// The size of the last journal snapshot, once it is encoded (on another thread): the next
-    /// waits until the actions since weigh a quarter of it, so a big state's snapshots cost
-    /// O(1) per action byte however big the state grows.
+    /// The size of the last journal snapshot, once it is encoded (on the snapshot thread): the
+    /// next waits until the actions since weigh half of it (`SnapshotSchedule`), so a big
+    /// state's snapshots cost O(1) per action byte however big the state grows.
     let journalSnapshotBytes = Atomic<Int>(0)
+    /// True from the moment a journal snapshot is taken until the snapshot thread has handed it
+    /// to the log: no second one is taken meanwhile.
+    let journalSnapshotWriting = Atomic<Bool>(false)
     /// The weight of the actions applied since the newest kept state (see `keepStateIfDueLocked`).
     var bytesSinceKeptState = 0
     /// The weight of the changes since the newest kept state (`changeWeight`): roughly what a

@@ -32,6 +32,8 @@ struct SessionContext: Sendable {
     let maxActionBytes: Int
     let fanOutQueue: DispatchQueue
     let log: any SessionLog
+    /// Where journal snapshots are encoded and handed to `log`, one at a time.
+    let snapshotWriter = SnapshotWriter()
     let metrics: Metrics
     let gauges: Gauges
     let effectEnvironment: EffectEnvironment
