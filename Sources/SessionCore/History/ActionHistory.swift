@@ -77,10 +77,20 @@ public struct ActionHistory: Sendable {
         bytes += entry.weight
     }
 
-    /// Moves the entries into `size` slots, laid out from 0 again.
+    /// Moves the entries into `size` slots, laid out from 0 again. Laid out from 0 already (no
+    /// entry has left yet, as while a new session's window fills), the slots grow in place: the
+    /// array moves its entries bitwise, where copying them one by one retained and released each
+    /// entry's strings and arrays (a few hundred instructions an entry, at every doubling).
     private mutating func relayout(_ size: Int) {
+        if start == 0, size >= ring.count {
+            ring.append(contentsOf: repeatElement(nil, count: size - ring.count))
+            return
+        }
         var slots = [Entry?](repeating: nil, count: size)
-        for offset in 0..<count { slots[offset] = ring[slot(offset)] }
+        for offset in 0..<count {
+            let from = slot(offset)
+            swap(&slots[offset], &ring[from])
+        }
         ring = slots
         start = 0
     }

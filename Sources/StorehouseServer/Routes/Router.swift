@@ -329,8 +329,12 @@ final class Router: HTTPHandler {
     /// request without it never makes the server read a journal; nil once a problem is answered.
     /// `.some(nil)`: the token is proved but the session is hibernated and `mayLoad` is false.
     private func authorize(_ request: HTTPRequest, id: String, allowQueryToken: Bool, mayLoad: Bool, _ exchange: Exchange) -> Session?? {
-        guard authorizeUnloaded(request, id: id, allowQueryToken: allowQueryToken, missing: "this session needs Authorization: Bearer <token>",
-                                wrong: "the token is not this session's", exchange) != nil else { return nil }
+        guard let credential = authorizeUnloaded(request, id: id, allowQueryToken: allowQueryToken,
+                                                 missing: "this session needs Authorization: Bearer <token>",
+                                                 wrong: "the token is not this session's", exchange) else { return nil }
+        // The session the credential found, unless the sweep or a delete let go of it since: one
+        // lookup of the id per request, not two.
+        if case .resident(let session) = credential, registry.markUsed(session) { return .some(session) }
         if let session = registry.residentOnly(id) { return .some(session) }
         guard mayLoad else { return .some(nil) }
         // Deleted (or its load failed) since the check: as unknown.

@@ -42,7 +42,8 @@ struct HibernatedSessions {
     var count: Int { records.count }
     var isEmpty: Bool { records.isEmpty }
 
-    func contains(_ id: String) -> Bool { PackedSessionID(id).map { records[$0] != nil } ?? false }
+    /// Asked of every session request (`Router.handle`): with none hibernated, the id is not parsed.
+    func contains(_ id: String) -> Bool { !records.isEmpty && (PackedSessionID(id).map { records[$0] != nil } ?? false) }
 
     /// Adds (or replaces) `summary`; false, and nothing added, when its id or token hash does not
     /// fit a record (the session then stays resident).

@@ -367,6 +367,9 @@ extension Session {
     /// the ring not moving). Only a batch large next to `--history` ever needs this.
     private func statesAheadOfTheRingLocked(adding count: Int) -> [(version: Int, state: SharedState)] {
         let kept = store.version + count - context.history  // the ring keeps versions after this
+        // The usual case, in O(1): the newest kept state is at or before the durable version (so
+        // at or before the head) and stays in reach, so both rebuilds below would start from it.
+        if let newest = keptStates.states.last?.version, newest <= durableVersion, newest >= kept { return [] }
         func reachable(from version: Int, alsoFrom added: Int?) -> Bool {
             var nearest = keptStates.nearest(atOrBefore: version)?.version
             if let added, added <= version, added > nearest ?? .min { nearest = added }
@@ -393,6 +396,14 @@ extension Session {
     /// the kept state a rollback to the last durable version starts from, nor past a version the
     /// subscribers have not been sent yet (a fan-out waiting on its queue).
     func trimHistoryLocked() {
+        // The usual case, in O(1) (it runs on every publication): the window fits its bytes and
+        // starts just after the oldest kept state, and the next kept state is not yet before the
+        // window's start. Then nothing leaves: `versionToDropThrough` has nothing to drop, neither
+        // branch of `alignHistoryLocked` applies, and no kept state is older than the window needs.
+        if let first = history.firstVersion, keptStates.states.first?.version == first - 1, history.bytes <= historyByteLimitLocked {
+            let windowStart = min(durableVersion, publishedVersion) - context.history
+            if keptStates.states.count < 2 || keptStates.states[1].version > windowStart { return }
+        }
         defer {
             alignHistoryLocked()
             if let oldest = history.firstVersion { keptStates.trim(keeping: oldest - 1) }

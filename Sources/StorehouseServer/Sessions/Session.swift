@@ -77,6 +77,10 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// When a request last looked the session up (milliseconds), and how many of its effects run:
     /// what hibernation asks before it unloads the session (`Session+Hibernation.swift`).
     let lastUsed: Atomic<Int64>
+    /// Set under the registry's lock once the registry lets go of this session (hibernated,
+    /// deleted, replaced): a request holding it from `credential` marks it used without a second
+    /// lookup (`SessionRegistry.markUsed`).
+    let unlisted = Atomic<Bool>(false)
     let effectsRunning = Atomic<Int>(0)
     /// Appends the journal answered in the group it is completing, settled together at the
     /// group's end (`settleAnsweredAppends`); its own lock, not the session's.

@@ -25,6 +25,19 @@ extension SessionRegistry {
         }
     }
 
+    /// Marks `session`, found by `credential`, used so the sweep leaves it resident, as
+    /// `residentOnly` does, without looking its id up again (hashing it): under the table's lock,
+    /// the session is still the table's unless the sweep or a delete let go of it (`unlisted`).
+    /// False then: the caller looks it up as if `credential` had not found it resident.
+    func markUsed(_ session: Session) -> Bool {
+        let now = context.now()
+        return sessions.withLock { _ in
+            guard !session.unlisted.load(ordering: .relaxed) else { return false }
+            session.lastUsed.store(now, ordering: .relaxed)
+            return true
+        }
+    }
+
     /// The session `id` if it is resident, marked used so the sweep leaves it so; nil when it is
     /// hibernated (or gone): a caller that must not block on the disk loads it elsewhere.
     func residentOnly(_ id: String) -> Session? {
@@ -128,6 +141,7 @@ extension SessionRegistry {
                 guard table.byID[session.id] === session, session.lastUsed.load(ordering: .relaxed) <= threshold,
                       table.hibernated.insert(summary, parked: nil) else { return false }
                 table.byID[session.id] = nil  // stays in `order`: it is listed from its record
+                session.unlisted.store(true, ordering: .relaxed)
                 table.loading[session.id] = parking  // its requests wait until the journal parked it
                 return true
             }

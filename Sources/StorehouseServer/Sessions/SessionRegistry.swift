@@ -28,13 +28,17 @@ final class SessionRegistry: Sendable {
         /// Whether the id is new (a session is otherwise replaced).
         @discardableResult
         mutating func insert(_ session: Session) -> Bool {
-            guard byID.updateValue(session, forKey: session.id) == nil else { return false }
+            if let replaced = byID.updateValue(session, forKey: session.id) {
+                replaced.unlisted.store(true, ordering: .relaxed)
+                return false
+            }
             order.insert(session.id)
             return true
         }
 
         mutating func remove(_ id: String) -> Session? {
             guard let session = byID.removeValue(forKey: id) else { return nil }
+            session.unlisted.store(true, ordering: .relaxed)
             order.remove(id)
             return session
         }
