@@ -22,13 +22,19 @@ final class Subscriber: @unchecked Sendable {  // every `var` is guarded by the 
         snapshotInFlight = (snapshot.bytes.count, stream.progress.written)
     }
 
-    /// The subscriber bound, plus the snapshot still on its way, if any.
+    /// The subscriber bound, plus the snapshot still on its way, if any. With nothing queued
+    /// after that snapshot, no bound: the next change is not behind, whatever its size (the
+    /// stream's own rule when nothing is queued). Else a change larger than the bound, written
+    /// before the loop took a fresh stream's `retry` and first snapshot, would reset a
+    /// subscriber that never fell behind and drop those two.
     func bound(_ subscriberBufferBytes: Int) -> Int {
         guard let snapshot = snapshotInFlight else { return subscriberBufferBytes }
-        if stream.progress.accepted >= snapshot.end {
+        let progress = stream.progress
+        if progress.accepted >= snapshot.end {
             snapshotInFlight = nil
             return subscriberBufferBytes
         }
+        if progress.written == snapshot.end { return .max }
         return subscriberBufferBytes + snapshot.bytes
     }
 }
