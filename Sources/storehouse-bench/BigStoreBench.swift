@@ -15,7 +15,7 @@ import StoreKinds
 ///   process (an `EntityTable`, measured the same way);
 /// - recovery: the time from restarting the server on the same directory to ready (not with
 ///   `--in-memory`);
-/// - snapshot_neighbour: a second session's POST latencies while the big one takes batches of
+/// - snapshot_neighbour: a neighbour session's POST latencies while the big one takes batches of
 ///   toggles (of `--batch`) that, on disk, make it write a snapshot;
 /// - `--decode`: only the encoding, parsing and decoding of a state of N tasks, in this process;
 /// - `--recovery-only [--baseline PATH] [--runs N]`: the fill, then only restarts (see `benchRecoveries`).
@@ -123,7 +123,7 @@ func runBigStoreBench(_ arguments: [String]) {
     neighbourPOSTs(&again, port: server.port, big: big, tasks: tasks, batch: batch)
 }
 
-/// A second session's POSTs, one at a time, while the big session takes 30,000
+/// A neighbour session's POSTs, one at a time, while the big session takes 30,000
 /// `tasks/toggleDone` in batches of `batch` from another connection (and, on disk, writes a
 /// snapshot of its state). The kernel's `SO_REUSEPORT` hash decides which event loop a
 /// connection gets, so the POSTs take turns on four connections: with one loop per core, some
