@@ -18,13 +18,9 @@ import statistics
 import subprocess
 import time
 
+from benchlib import free_port
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_ready(port, server):

@@ -30,12 +30,13 @@ import re
 import secrets
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+from benchlib import free_port
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -88,12 +89,6 @@ end
 
 ID = re.compile(rb'[\[,]\{"id":"([A-Za-z0-9_.-]+)"')
 NEXT = re.compile(rb'"next":(?:"([A-Za-z0-9_.-]+)"|null)\}$')
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Client:

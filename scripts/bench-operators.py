@@ -25,20 +25,15 @@ import json
 import os
 import secrets
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
+from benchlib import free_port
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Client:

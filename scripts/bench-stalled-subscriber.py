@@ -11,14 +11,10 @@ and its RSS (RESULT lines). Several binaries run one after another, so two build
 """
 import json, os, socket, statistics, subprocess, sys, time, urllib.request
 
+from benchlib import free_port
+
 binaries = sys.argv[1:] or [os.path.join(os.path.dirname(__file__), "..", ".build", "release", "storehouse")]
 products, actions = int(os.environ.get("PRODUCTS", 12_000)), int(os.environ.get("ACTIONS", 60))
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def run(binary):
