@@ -44,7 +44,6 @@ public struct HTTPRequestParser: Sendable {
 
     // The request being assembled.
     var method = ""
-    var target = ""
     var version = HTTPVersion.http1_1
     var headers = HTTPHeaders()
     var headBytes = 0
@@ -295,7 +294,8 @@ public struct HTTPRequestParser: Sendable {
         method = Self.knownMethod(methodBytes) ?? String(decoding: methodBytes, as: UTF8.self)
         // RFC 9112 §3.2.4: the asterisk-form is only for a server-wide OPTIONS.
         if isAsterisk && method != "OPTIONS" { return .badRequest("'*' is a request-target only for OPTIONS") }
-        target = String(decoding: t, as: UTF8.self)
+        // The target's bytes go before the fields, in the one buffer of the head (`HTTPRequest.target`).
+        headers.removeAll(keepingCapacity: true, prefix: t)
         originFormQuery = isOrigin ? question : nil
         return nil
     }
@@ -385,9 +385,8 @@ public struct HTTPRequestParser: Sendable {
         if !ASCII.isFieldValue(value) { return fail(FieldLineFlaw.badValue.error(what: "header")) }
         if headers.count >= limits.maxHeaderCount { return fail(.headersTooLarge("more than \(limits.maxHeaderCount) header fields")) }
         if !noteFramingField(name: p, count: colon, value: value) { return .failed }
-        // Room for a usual head at once, instead of regrowing at every doubling; a larger one grows
-        // by doubling, so it never holds more than twice its size.
-        if headers.isEmpty { headers.reserveBytes(256) }
+        // The request line made room for a usual head at once (`removeAll(keepingCapacity:prefix:)`);
+        // a larger one grows by doubling, so it never holds more than twice its size.
         headers.append(name: UnsafeBufferPointer(start: p, count: colon), value: value)
         return .next
     }
@@ -562,19 +561,24 @@ public struct HTTPRequestParser: Sendable {
         return .next
     }
 
+    /// The request-target read so far ("" before the request line is complete).
+    var target: String {
+        headers.storage.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[..<headers.start]), as: UTF8.self) }
+    }
+
     /// The request read so far, head only, while its body is still to come (the answer to
     /// `expectContinue` may depend on it). It is not kept alive: an answer from the head alone
     /// leaves the body unread on the connection.
     var head: HTTPRequest {
-        HTTPRequest(method: method, target: target, version: version, headers: headers, body: [], keepAlive: false,
+        HTTPRequest(method: method, version: version, headers: headers, body: [], keepAlive: false,
                     originFormQuery: originFormQuery)
     }
 
     mutating func completeRequest() -> HTTPRequest {
         // RFC 9112 §9.3: 1.1 persists unless "close"; 1.0 only when "keep-alive" is asked for.
         let keepAlive = version == .http1_1 ? !connectionClose : (connectionKeepAlive && !connectionClose)
-        let request = HTTPRequest(method: method, target: target, version: version,
-                                  headers: headers, body: body, keepAlive: keepAlive, originFormQuery: originFormQuery)
+        let request = HTTPRequest(method: method, version: version, headers: headers, body: body, keepAlive: keepAlive,
+                                  originFormQuery: originFormQuery)
         reset()
         return request
     }
@@ -582,7 +586,6 @@ public struct HTTPRequestParser: Sendable {
     mutating func reset() {
         state = .requestLine
         method = ""
-        target = ""
         version = .http1_1
         // The buffers stay for the next request when they are small: the request just handed
         // over shares them, and once it is gone (an answer made while the loop reads, nearly
