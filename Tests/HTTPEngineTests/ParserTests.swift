@@ -256,3 +256,123 @@ final class ParserTests: XCTestCase {
         }
     }
 }
+
+/// The head of a parsed request is one buffer: the target's bytes, then the fields. What the
+/// request hands out from it must be what it would have held as strings.
+final class ParsedHeadTests: XCTestCase {
+    func parse(_ text: String) -> HTTPRequest? {
+        var parser = HTTPRequestParser()
+        let bytes = Array(text.utf8)
+        guard case .request(let request) = bytes.withUnsafeBufferPointer({ parser.parse($0) }).event else { return nil }
+        return request
+    }
+
+    func testTheTargetIsNotAField() {
+        let request = parse("GET /s/abc/state?x=1 HTTP/1.1\r\nHost: h\r\nX-A: 1\r\n\r\n")
+        XCTAssertEqual(request?.target, "/s/abc/state?x=1")
+        XCTAssertEqual(request?.path, "/s/abc/state")
+        XCTAssertEqual(request?.query, "x=1")
+        XCTAssertEqual(request?.headers.count, 2)
+        XCTAssertEqual(request?.headers.map(\.name), ["Host", "X-A"])
+        XCTAssertEqual(request?.headers.map(\.value), ["h", "1"])
+        XCTAssertEqual(request?.withTargetBytes { Array($0) }, Array("/s/abc/state?x=1".utf8))
+    }
+
+    func testATargetSetLaterReplacesTheParsedOneAndKeepsTheFields() {
+        guard var request = parse("GET /a?b HTTP/1.1\r\nHost: h\r\n\r\n") else { return XCTFail("no request") }
+        request.target = "/other/path?q=2"
+        XCTAssertEqual(request.target, "/other/path?q=2")
+        XCTAssertEqual(request.path, "/other/path")
+        XCTAssertEqual(request.query, "q=2")
+        XCTAssertEqual(request.headers["host"], "h")
+        request.headers.add("X-New", "v")
+        XCTAssertEqual(request.target, "/other/path?q=2")
+    }
+
+    func testFieldsAddedToAParsedRequestKeepItsTarget() {
+        guard var request = parse("GET /keep HTTP/1.1\r\nHost: h\r\n\r\n") else { return XCTFail("no request") }
+        request.headers.add("X-B", "2")
+        request.headers.remove("Host")
+        XCTAssertEqual(request.target, "/keep")
+        XCTAssertEqual(request.headers.map(\.name), ["X-B"])
+    }
+
+    func testLookupsIgnoreCaseAndValuesAreTrimmedOfWhitespace() {
+        let request = parse("POST /p HTTP/1.1\r\nhOsT: h\r\nCONTENT-TYPE:\t application/json \t\r\nAuthorization: Bearer t0k\r\nContent-Length: 2\r\n\r\n{}")
+        XCTAssertEqual(request?.headers["Content-Type"], "application/json")
+        XCTAssertEqual(request?.headers["content-type"], "application/json")
+        XCTAssertEqual(request?.headers["AUTHORIZATION"], "Bearer t0k")
+        XCTAssertEqual(request?.headers["host"], "h")
+        XCTAssertEqual(request?.headers.map(\.name), ["hOsT", "CONTENT-TYPE", "Authorization", "Content-Length"])
+        XCTAssertEqual(request?.body, Array("{}".utf8))
+    }
+
+    func testObsTextInAValueIsKeptByteForByte() {
+        // RFC 9110 §5.5: obs-text (0x80–0xFF) is allowed in a field value; it reaches the caller
+        // as the bytes sent, and as a string the way String(decoding:) reads them.
+        var bytes = Array("GET / HTTP/1.1\r\nHost: h\r\nX-Name: J".utf8)
+        let value: [UInt8] = [UInt8(ascii: "J"), 0xC3, 0xB6, 0xFF, UInt8(ascii: "g")]
+        bytes += value.dropFirst() + Array("\r\n\r\n".utf8)
+        var parser = HTTPRequestParser()
+        guard case .request(let request) = bytes.withUnsafeBufferPointer({ parser.parse($0) }).event else { return XCTFail("refused") }
+        XCTAssertEqual(request.headers.withValue("x-name") { Array($0) }, value)
+        XCTAssertEqual(request.headers["X-Name"], String(decoding: value, as: UTF8.self))
+    }
+
+    func testFramingNamesMatchInAnyCaseAndOnlyThoseNames() {
+        // Names as long as a framing field's but another, and a framing name in odd case.
+        XCTAssertEqual(drive("POST / HTTP/1.1\r\nHost: h\r\ncOnTeNt-LeNgTh: 2\r\n\r\nok"),
+                       [.request(method: "POST", target: "/", body: "ok", keepAlive: true)])
+        XCTAssertEqual(drive("POST / HTTP/1.1\r\nHost: h\r\nContent-Lengtx: 2\r\n\r\nok"),
+                       [.request(method: "POST", target: "/", body: "", keepAlive: true)], "no body: \"ok\" starts the next request")
+        XCTAssertEqual(drive("GET / HTTP/1.1\r\nHosu: h\r\n\r\n"), [.error(400)], "no Host")
+        XCTAssertEqual(drive("GET / HTTP/1.1\r\nHOST: h\r\nconnection: CLOSE\r\n\r\n"),
+                       [.request(method: "GET", target: "/", body: "", keepAlive: false)])
+        XCTAssertEqual(drive("GET / HTTP/1.1\r\nHost: h\r\nConnectiom: close\r\n\r\n"),
+                       [.request(method: "GET", target: "/", body: "", keepAlive: true)])
+        XCTAssertEqual(drive("POST / HTTP/1.1\r\nHost: h\r\nTRANSFER-ENCODING: Chunked\r\n\r\n0\r\n\r\n"),
+                       [.request(method: "POST", target: "/", body: "", keepAlive: true)])
+        // `^` with bit 5 set is `~`, `_` is DEL: neither may pass for a letter or `-`.
+        XCTAssertEqual(drive("POST / HTTP/1.1\r\nHost: h\r\nContent^Length: 2\r\n\r\n"),
+                       [.request(method: "POST", target: "/", body: "", keepAlive: true)])
+    }
+
+    func testContentLengthDigitsReadAtOnceAgreeWithTheListRule() {
+        XCTAssertEqual(drive("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 0003\r\n\r\nabc"),
+                       [.request(method: "POST", target: "/", body: "abc", keepAlive: true)])
+        XCTAssertEqual(drive("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc"),
+                       [.request(method: "POST", target: "/", body: "abc", keepAlive: true)])
+        XCTAssertEqual(drive("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd"), [.error(400)])
+        XCTAssertEqual(drive("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nContent-Length: 3, 4\r\n\r\nabcd"), [.error(400)])
+        XCTAssertEqual(drive("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 999999999999999999\r\n\r\n"), [.error(413)])
+        XCTAssertEqual(drive("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3 \r\n\r\nabc"),
+                       [.request(method: "POST", target: "/", body: "abc", keepAlive: true)])
+    }
+
+    func testTargetsWithEveryVisibleByteAtEveryWordPosition() {
+        // The target is read eight bytes at a time: a `?`, a `#` or a byte that is not visible
+        // ASCII must be seen wherever it falls in a word.
+        for length in 1...20 {
+            for position in 0..<length {
+                for b: UInt8 in [0x21, 0x23, 0x3F, 0x7E, 0x7F, 0x80, 0xFF, 0x09, 0x00, 0x0B] {
+                    var target = Array(repeating: UInt8(ascii: "a"), count: length)
+                    target[0] = UInt8(ascii: "/")
+                    if position > 0 { target[position] = b }
+                    let bytes = Array("GET ".utf8) + target + Array(" HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
+                    let outcome = drive(bytes)
+                    let text = String(decoding: target, as: UTF8.self)
+                    let visible = target.allSatisfy { $0 >= 0x21 && $0 <= 0x7E }
+                    let expected: [ParseOutcome] = visible && !target.contains(0x23)
+                        ? [.request(method: "GET", target: text, body: "", keepAlive: true)] : [.error(400)]
+                    XCTAssertEqual(outcome, expected, "\(target)")
+                    if case .request = outcome.first, let q = target.firstIndex(of: 0x3F) {
+                        var parser = HTTPRequestParser()
+                        guard case .request(let r) = bytes.withUnsafeBufferPointer({ parser.parse($0) }).event else { return XCTFail() }
+                        XCTAssertEqual(r.path, String(decoding: target[..<q], as: UTF8.self))
+                        XCTAssertEqual(r.query, String(decoding: target[(q + 1)...], as: UTF8.self))
+                    }
+                }
+            }
+        }
+    }
+}
