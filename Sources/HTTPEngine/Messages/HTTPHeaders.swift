@@ -203,6 +203,24 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         fieldCount += 1
     }
 
+    /// The parser's append, of a field it checked (its lengths are bounded by the parser's
+    /// limits): `append(name:value:)` without its checks, inlined into the parser's loop.
+    @inline(__always)
+    mutating func appendField(name: UnsafePointer<UInt8>, nameCount: Int, value: UnsafePointer<UInt8>, valueCount: Int) {
+        let start = used
+        let end = start + Self.lengthBytes + nameCount + valueCount
+        if storage.count < end { reserveBytes(Swift.max(end, storage.count * 2, 64)) }
+        storage.withUnsafeMutableBufferPointer { bytes in
+            let field = bytes.baseAddress.unsafelyUnwrapped + start
+            UnsafeMutableRawPointer(field).storeBytes(of: UInt32(truncatingIfNeeded: nameCount), as: UInt32.self)
+            UnsafeMutableRawPointer(field).storeBytes(of: UInt32(truncatingIfNeeded: valueCount), toByteOffset: 4, as: UInt32.self)
+            (field + Self.lengthBytes).update(from: name, count: nameCount)
+            (field + Self.lengthBytes + nameCount).update(from: value, count: valueCount)
+        }
+        used = end
+        fieldCount += 1
+    }
+
     /// Removes every field; with `keepingCapacity` the bytes stay as room for the next fields.
     mutating func removeAll(keepingCapacity: Bool) {
         used = 0

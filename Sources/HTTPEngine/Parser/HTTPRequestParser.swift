@@ -116,6 +116,14 @@ public struct HTTPRequestParser: Sendable {
                 return (pos, .needMore)
 
             case .requestLine, .headers, .chunkSize, .chunkDataEnd, .trailers:
+                if case .headers = state, let step = readFieldLines(input, from: &pos) {
+                    switch step {
+                    case .next: continue
+                    case .request: return (pos, .request(completeRequest()))
+                    case .expectContinue: return (pos, .expectContinue)
+                    case .failed: return (pos, .error(failure))
+                    }
+                }
                 guard let lf = Self.findLF(input, from: pos) else {
                     if let error = partialLineError(length: count - pos, partial: UnsafeBufferPointer(rebasing: input[pos..<count])) {
                         return fail(error, at: pos)
@@ -363,6 +371,57 @@ public struct HTTPRequestParser: Sendable {
         return t[colon + 1] == 0x2F && t[colon + 2] == 0x2F
     }
 
+    /// Reads whole, well-formed field lines (RFC 9112 §5) straight off `input` from `pos`, and the
+    /// empty line that ends them, each in one pass with no search for its end first: the name is
+    /// read as a token up to its colon, the value eight bytes at a time up to the first byte that
+    /// cannot be in it, which must be the line's CRLF. Nil at the first line that is not whole in
+    /// `input` or not of that form (a bare LF, a flaw): `parse` reads that one by the general path,
+    /// whose checks and errors are the rules'.
+    mutating func readFieldLines(_ input: UnsafeBufferPointer<UInt8>, from pos: inout Int) -> Step? {
+        guard let base = input.baseAddress else { return nil }
+        let n = input.count
+        let raw = UnsafeRawPointer(base)
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        var i = pos
+        while i < n {
+            if base[i] == 0x0D {
+                guard i + 1 < n, base[i + 1] == 0x0A else { return nil }
+                pos = i + 2
+                return finishHead()
+            }
+            // field-name = token (RFC 9110 §5.1), then the colon with no whitespace before it (RFC 9112 §5.1).
+            var colon = i
+            while colon < n && ASCII.isTokenChar(base[colon]) { colon += 1 }
+            guard colon > i, colon < n, base[colon] == 0x3A else { return nil }
+            var start = colon + 1
+            while start < n && ASCII.isWhitespace(base[start]) { start += 1 }
+            // field-value: field-vchar, SP, HTAB, obs-text (RFC 9110 §5.5). A word with no byte below
+            // 0x20 and no DEL (Anderson's hasless and haszero, exact as booleans) is all value.
+            var e = start
+            while e + 8 <= n {
+                let x = raw.loadUnaligned(fromByteOffset: e, as: UInt64.self)
+                let del = x ^ (ones &* 0x7F)
+                if ((x &- ones &* 0x20) & ~x | (del &- ones) & ~del) & highs != 0 { break }
+                e += 8
+            }
+            while e < n && ASCII.isFieldValueChar(base[e]) { e += 1 }
+            guard e + 1 < n, base[e] == 0x0D, base[e + 1] == 0x0A else { return nil }
+            let next = e + 2
+            // Consumed, as `parse` consumes a line before reading it.
+            pos = next
+            headBytes += next - i
+            if headBytes > limits.maxHeaderBytes { return fail(.headersTooLarge("the header block exceeds \(limits.maxHeaderBytes) bytes")) }
+            // OWS after the value is not part of it (RFC 9112 §5).
+            while e > start && ASCII.isWhitespace(base[e - 1]) { e -= 1 }
+            if headers.count >= limits.maxHeaderCount { return fail(.headersTooLarge("more than \(limits.maxHeaderCount) header fields")) }
+            let value = UnsafeBufferPointer(start: base + start, count: e - start)
+            if !noteFramingField(name: base + i, count: colon - i, value: value) { return .failed }
+            headers.appendField(name: base + i, nameCount: colon - i, value: base + start, valueCount: e - start)
+            i = next
+        }
+        return nil
+    }
+
     /// field-line = field-name ":" OWS field-value OWS (RFC 9112 §5), read in one pass: the name
     /// is scanned as a token up to the colon, so a good line (every line of every request) is
     /// looked at once; only a bad one is split again by `splitFieldLine`, which tells its flaw.
@@ -387,7 +446,7 @@ public struct HTTPRequestParser: Sendable {
         if !noteFramingField(name: p, count: colon, value: value) { return .failed }
         // The request line made room for a usual head at once (`removeAll(keepingCapacity:prefix:)`);
         // a larger one grows by doubling, so it never holds more than twice its size.
-        headers.append(name: UnsafeBufferPointer(start: p, count: colon), value: value)
+        headers.appendField(name: p, nameCount: colon, value: p + start, valueCount: end - start)
         return .next
     }
 
