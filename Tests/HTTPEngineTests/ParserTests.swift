@@ -375,4 +375,33 @@ final class ParsedHeadTests: XCTestCase {
             }
         }
     }
+
+    func testValueBytesAtEveryWordPosition() {
+        // A value is read eight bytes at a time up to the first byte that is not in it: HTAB and
+        // obs-text are in it wherever they fall, a control byte or DEL never is.
+        for length in 1...20 {
+            for position in 0..<length {
+                for b: UInt8 in [0x09, 0x20, 0x7E, 0x80, 0xFF, 0x7F, 0x00, 0x0D, 0x1F] {
+                    var value = Array(repeating: UInt8(ascii: "v"), count: length)
+                    value[position] = b
+                    let bytes = Array("GET / HTTP/1.1\r\nHost: h\r\nX-V: ".utf8) + value + Array("\r\nX-W: w\r\n\r\n".utf8)
+                    var parser = HTTPRequestParser()
+                    let event = bytes.withUnsafeBufferPointer { parser.parse($0) }.event
+                    let allowed = b == 0x09 || (b >= 0x20 && b != 0x7F)
+                    switch event {
+                    case .request(let request) where allowed:
+                        var trimmed = value[...]
+                        while let last = trimmed.last, last == 0x20 || last == 0x09 { trimmed = trimmed.dropLast() }
+                        while let first = trimmed.first, first == 0x20 || first == 0x09 { trimmed = trimmed.dropFirst() }
+                        XCTAssertEqual(request.headers.withValue("x-v") { Array($0) }, Array(trimmed), "\(value)")
+                        XCTAssertEqual(request.headers["x-w"], "w")
+                    case .error(let error) where !allowed:
+                        XCTAssertEqual(error.status, 400)
+                    default:
+                        XCTFail("\(value): \(event)")
+                    }
+                }
+            }
+        }
+    }
 }

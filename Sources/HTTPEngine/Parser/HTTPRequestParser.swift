@@ -124,6 +124,9 @@ public struct HTTPRequestParser: Sendable {
                     case .failed: return (pos, .error(failure))
                     }
                 }
+                // Nothing left (the call after a request that ended the input): no limit can be
+                // exceeded by no bytes.
+                if pos == count { return (pos, .needMore) }
                 guard let lf = Self.findLF(input, from: pos) else {
                     if let error = partialLineError(length: count - pos, partial: UnsafeBufferPointer(rebasing: input[pos..<count])) {
                         return fail(error, at: pos)
@@ -327,13 +330,17 @@ public struct HTTPRequestParser: Sendable {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         while i < n {
             if i + 8 <= n {
-                let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let x = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
                 // Anderson's hasless, hasmore and haszero (Bit Twiddling Hacks), exact as booleans.
                 let below = (x &- ones &* 0x21) & ~x
                 let above = (x &+ ones &* (127 - 0x7E)) | x
                 let hash = x ^ (ones &* 0x23), query = x ^ (ones &* 0x3F)
                 let special = ((hash &- ones) & ~hash) | ((query &- ones) & ~query)
-                if (below | above | special) & highs == 0 { i += 8; continue }
+                let stop = (below | above | special) & highs
+                if stop == 0 { i += 8; continue }
+                // Borrows and carries only run upward: the lowest flagged byte is exactly the first
+                // one to look at.
+                i += stop.trailingZeroBitCount >> 3
             }
             let b = p[i]
             if b == 0x3F {
@@ -399,10 +406,15 @@ public struct HTTPRequestParser: Sendable {
             // 0x20 and no DEL (Anderson's hasless and haszero, exact as booleans) is all value.
             var e = start
             while e + 8 <= n {
-                let x = raw.loadUnaligned(fromByteOffset: e, as: UInt64.self)
+                let x = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: e, as: UInt64.self))
                 let del = x ^ (ones &* 0x7F)
-                if ((x &- ones &* 0x20) & ~x | (del &- ones) & ~del) & highs != 0 { break }
-                e += 8
+                let stop = ((x &- ones &* 0x20) & ~x | (del &- ones) & ~del) & highs
+                if stop == 0 { e += 8; continue }
+                // A borrow only runs upward, so the lowest flagged byte is exactly the first that
+                // stops the value: HTAB, which is in it, or its end.
+                e += stop.trailingZeroBitCount >> 3
+                if base[e] != 0x09 { break }
+                e += 1
             }
             while e < n && ASCII.isFieldValueChar(base[e]) { e += 1 }
             guard e + 1 < n, base[e] == 0x0D, base[e + 1] == 0x0A else { return nil }
@@ -694,16 +706,15 @@ public struct HTTPRequestParser: Sendable {
             hostEnd = i
             guard i == value.count || value[i] == UInt8(ascii: ":") else { return false }
         } else {
-            while i < value.count, value[i] != UInt8(ascii: ":") {
+            while i < value.count {
                 let b = value[i]
-                if b == UInt8(ascii: "%") {
-                    // pct-encoded = "%" HEXDIG HEXDIG
-                    guard i + 2 < value.count, ASCII.hexValue(value[i + 1]) != nil, ASCII.hexValue(value[i + 2]) != nil else { return false }
-                    i += 3
-                    continue
-                }
-                guard isRegNameByte(b) else { return false }
-                i += 1
+                // Neither ":" nor "%" is a reg-name byte: the usual byte costs one test.
+                if isRegNameByte(b) { i += 1; continue }
+                if b == UInt8(ascii: ":") { break }
+                // pct-encoded = "%" HEXDIG HEXDIG
+                guard b == UInt8(ascii: "%"), i + 2 < value.count, ASCII.hexValue(value[i + 1]) != nil,
+                      ASCII.hexValue(value[i + 2]) != nil else { return false }
+                i += 3
             }
             hostEnd = i
         }
