@@ -65,6 +65,23 @@ final class ParserTests: XCTestCase {
         }
     }
 
+    func testTokenRunsEndWhereTheByteRuleEndsThemAtEveryPosition() {
+        // Each byte value at each position of names of 1–20 bytes otherwise letters, digits and
+        // `-`: the eight-byte scan must stop at the first byte that is not a tchar, and only there.
+        let filler = Array("aZ9-".utf8)
+        for length in 1...20 {
+            for position in 0..<length {
+                for b in UInt8.min...UInt8.max {
+                    var bytes = (0..<length).map { filler[$0 % filler.count] }
+                    bytes[position] = b
+                    let expected = ASCII.isTokenChar(b) ? length : position
+                    let end = bytes.withUnsafeBufferPointer { ASCII.tokenEnd($0.baseAddress!, from: 0, to: length) }
+                    if end != expected { XCTFail("byte \(b) at \(position) of \(length): \(end)"); return }
+                }
+            }
+        }
+    }
+
     func testFieldValueWordsAgreeWithTheByteRuleAtEveryPosition() {
         // Each byte value at each position of strings of 1–24 bytes otherwise printable: the
         // eight-byte test must give the byte-by-byte verdict wherever the odd byte falls.

@@ -320,8 +320,7 @@ public struct HTTPRequestParser: Sendable {
                          question: inout Int, fragment: inout Bool) -> Bool {
         let p = line.baseAddress.unsafelyUnwrapped   // the empty line never gets here
         let n = line.count
-        var i = 0
-        while i < n && ASCII.isTokenChar(p[i]) { i += 1 }
+        var i = ASCII.tokenEnd(p, from: 0, to: n)
         guard i > 0, i <= Self.maxMethodBytes, i < n, p[i] == 0x20 else { return false }
         sp1 = i
         i += 1
@@ -397,8 +396,7 @@ public struct HTTPRequestParser: Sendable {
                 return finishHead()
             }
             // field-name = token (RFC 9110 §5.1), then the colon with no whitespace before it (RFC 9112 §5.1).
-            var colon = i
-            while colon < n && ASCII.isTokenChar(base[colon]) { colon += 1 }
+            let colon = ASCII.tokenEnd(base, from: i, to: n)
             guard colon > i, colon < n, base[colon] == 0x3A else { return nil }
             var start = colon + 1
             while start < n && ASCII.isWhitespace(base[start]) { start += 1 }
