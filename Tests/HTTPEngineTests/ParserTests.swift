@@ -421,4 +421,49 @@ final class ParsedHeadTests: XCTestCase {
             }
         }
     }
+
+    /// What a parser makes of `bytes` fed whole or a byte at a time: each request's fields, or the error.
+    func fields(_ bytes: [UInt8], byteByByte: Bool) -> [String] {
+        var parser = HTTPRequestParser()
+        var pending: [UInt8] = []
+        var outcomes: [String] = []
+        for chunk in byteByByte ? bytes.map { [$0] } : [bytes] {
+            pending += chunk
+            while true {
+                let (consumed, event) = pending.withUnsafeBufferPointer { parser.parse($0) }
+                pending.removeFirst(consumed)
+                switch event {
+                case .request(let r): outcomes.append(r.headers.map { "\($0.name)=\($0.value)" }.joined(separator: "|")); continue
+                case .error(let e): outcomes.append("\(e)"); return outcomes
+                case .expectContinue: outcomes.append("100"); continue
+                case .needMore: break
+                }
+                break
+            }
+        }
+        return outcomes
+    }
+
+    func testCommonNamesReadByWordsAgreeWithTheByteRule() {
+        // Whole, the common names are matched a word at a time; a byte at a time, fewer than 16
+        // bytes are ever at hand and each name is read byte by byte. Any byte at any position of
+        // the name or its colon must get the same fields or the same error either way.
+        let names = ["Host", "Content-Length", "Content-Type", "Connection", "Authorization", "Accept-Encoding", "Accept",
+                     "User-Agent", "Idempotency-Key"]
+        for name in names {
+            for position in 0...name.utf8.count {
+                for b in UInt8.min...UInt8.max {
+                    var line = Array(name.utf8) + [UInt8(ascii: ":")]
+                    line[position] = b
+                    let head = Array("GET / HTTP/1.1\r\n\(name == "Host" ? "" : "Host: h\r\n")".utf8)
+                    let bytes = head + line + Array(" 0\r\nX-Pad: 0123456789abcdef\r\n\r\n".utf8)
+                    let whole = fields(bytes, byteByByte: false)
+                    let single = fields(bytes, byteByByte: true)
+                    if whole != single { return XCTFail("\(name) byte \(b) at \(position): \(whole) vs \(single)") }
+                }
+            }
+            let spelled = fields(Array("GET / HTTP/1.1\r\n\(name == "Host" ? "" : "Host: h\r\n")\(name.uppercased()): 0\r\nX-Pad: 0123456789abcdef\r\n\r\n".utf8), byteByByte: false)
+            XCTAssertTrue(spelled.first?.contains("\(name.uppercased())=0") ?? false, "\(spelled)")
+        }
+    }
 }

@@ -396,8 +396,13 @@ public struct HTTPRequestParser: Sendable {
                 return finishHead()
             }
             // field-name = token (RFC 9110 §5.1), then the colon with no whitespace before it (RFC 9112 §5.1).
-            let colon = ASCII.tokenEnd(base, from: i, to: n)
-            guard colon > i, colon < n, base[colon] == 0x3A else { return nil }
+            let colon: Int
+            if let known = Self.commonNameColon(base + i, available: n - i) {
+                colon = i + known
+            } else {
+                colon = ASCII.tokenEnd(base, from: i, to: n)
+                guard colon > i, colon < n, base[colon] == 0x3A else { return nil }
+            }
             var start = colon + 1
             while start < n && ASCII.isWhitespace(base[start]) { start += 1 }
             // field-value: field-vchar, SP, HTAB, obs-text (RFC 9110 §5.5). A word with no byte below
@@ -425,7 +430,9 @@ public struct HTTPRequestParser: Sendable {
             while e > start && ASCII.isWhitespace(base[e - 1]) { e -= 1 }
             if headers.count >= limits.maxHeaderCount { return fail(.headersTooLarge("more than \(limits.maxHeaderCount) header fields")) }
             let value = UnsafeBufferPointer(start: base + start, count: e - start)
-            if !noteFramingField(name: base + i, count: colon - i, value: value) { return .failed }
+            if Self.mayBeFramingName(count: colon - i), !noteFramingField(name: base + i, count: colon - i, value: value) {
+                return .failed
+            }
             headers.appendField(name: base + i, nameCount: colon - i, value: base + start, valueCount: e - start)
             i = next
         }
@@ -531,6 +538,61 @@ public struct HTTPRequestParser: Sendable {
         }
         if error == nil { contentLength = length }
         return error
+    }
+
+    /// Where the colon is when the line at `p` starts with one of the field names nearly every
+    /// request sends, in any case, and its colon: a few word compares instead of a tchar test per
+    /// byte (the name is a token because it is that name). Nil for any other line.
+    @inline(__always) static func commonNameColon(_ p: UnsafePointer<UInt8>, available: Int) -> Int? {
+        // Every name here with its colon fits in 16 bytes.
+        guard available >= 16 else { return nil }
+        switch p[0] | 0x20 {
+        case UInt8(ascii: "h"):
+            return spells(p, "host:") ? 4 : nil
+        case UInt8(ascii: "c"):
+            if spells(p, "content-length:") { return 14 }
+            if spells(p, "content-type:") { return 12 }
+            return spells(p, "connection:") ? 10 : nil
+        case UInt8(ascii: "a"):
+            if spells(p, "authorization:") { return 13 }
+            if spells(p, "accept-encoding:") { return 15 }
+            return spells(p, "accept:") ? 6 : nil
+        case UInt8(ascii: "u"):
+            return spells(p, "user-agent:") ? 10 : nil
+        case UInt8(ascii: "i"):
+            return spells(p, "idempotency-key:") ? 15 : nil
+        default:
+            return nil
+        }
+    }
+
+    /// Whether the bytes at `p` spell `lower` (4 to 16 bytes: lowercase letters, `-` and `:`),
+    /// letters in any case. Bit 5 is set only where `lower` has a letter (a letter is 0x61–0x7A,
+    /// so adding 0x1F sets its high bit, and no other byte's): folding `-` or `:` that way would
+    /// let CR or a control byte pass for it.
+    @inline(__always) static func spells(_ p: UnsafePointer<UInt8>, _ lower: StaticString) -> Bool {
+        let count = lower.utf8CodeUnitCount
+        let a = UnsafeRawPointer(p), b = UnsafeRawPointer(lower.utf8Start)
+        if count < 8 {
+            @inline(__always) func same(_ offset: Int) -> Bool {
+                let l = b.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+                let fold = ((l &+ 0x1F1F_1F1F) & 0x8080_8080) >> 2
+                return a.loadUnaligned(fromByteOffset: offset, as: UInt32.self) | fold == l
+            }
+            return same(0) && same(count - 4)
+        }
+        @inline(__always) func same(_ offset: Int) -> Bool {
+            let l = b.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            let fold = ((l &+ 0x1F1F_1F1F_1F1F_1F1F) & 0x8080_8080_8080_8080) >> 2
+            return a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) | fold == l
+        }
+        return same(0) && same(count - 8)
+    }
+
+    /// Whether a name of `count` bytes can be one `noteFramingField` reads (4 host, 6 expect,
+    /// 10 connection, 14 content-length, 17 transfer-encoding): most fields are not looked at further.
+    @inline(__always) static func mayBeFramingName(count: Int) -> Bool {
+        count < 18 && (1 << 4 | 1 << 6 | 1 << 10 | 1 << 14 | 1 << 17) >> count & 1 == 1
     }
 
     /// Reads the fields that decide framing and persistence while their bytes are at hand; false
