@@ -127,6 +127,10 @@ public struct HTTPRequestParser: Sendable {
                 // Nothing left (the call after a request that ended the input): no limit can be
                 // exceeded by no bytes.
                 if pos == count { return (pos, .needMore) }
+                if case .requestLine = state, let step = readRequestLine(input, from: &pos) {
+                    if step == .failed { return (pos, .error(failure)) }
+                    continue
+                }
                 guard let lf = Self.findLF(input, from: pos) else {
                     if let error = partialLineError(length: count - pos, partial: UnsafeBufferPointer(rebasing: input[pos..<count])) {
                         return fail(error, at: pos)
@@ -267,9 +271,36 @@ public struct HTTPRequestParser: Sendable {
         var sp1 = 0, sp2 = 0
         var fragment = false
         var question = -1
-        // A well-formed line is read in one pass; any other is read again by the checks below, in
-        // their order, so that its error is the one it always got.
         let scanned = scanRequestLine(line, sp1: &sp1, sp2: &sp2, question: &question, fragment: &fragment)
+        return parseRequestLine(line, scanned: scanned, sp1: sp1, sp2: sp2, question: question, fragment: fragment)
+    }
+
+    /// The request line straight off `input` at `pos`, when it is whole there and its method and
+    /// target scan well (`scanRequestLine`), with no search for its end first: the version and
+    /// CRLF are then at a known place. Nil for any other line, which `parse` reads by the general
+    /// path.
+    mutating func readRequestLine(_ input: UnsafeBufferPointer<UInt8>, from pos: inout Int) -> Step? {
+        let rest = UnsafeBufferPointer(rebasing: input[pos...])
+        var sp1 = 0, sp2 = 0
+        var fragment = false
+        var question = -1
+        // "HTTP/x.y" CRLF after the target's SP.
+        guard scanRequestLine(rest, sp1: &sp1, sp2: &sp2, question: &question, fragment: &fragment),
+              sp2 + 11 <= rest.count, rest[sp2 + 9] == 0x0D, rest[sp2 + 10] == 0x0A else { return nil }
+        let line = UnsafeBufferPointer(rebasing: rest[..<(sp2 + 9)])
+        pos += sp2 + 11
+        if let error = parseRequestLine(line, scanned: true, sp1: sp1, sp2: sp2, question: question, fragment: fragment) {
+            return fail(error)
+        }
+        state = .headers
+        return .next
+    }
+
+    /// The checks after the scan: a well-formed line was read in one pass (`scanned`); any other
+    /// is read again by the checks below, in their order, so that its error is the one it always got.
+    mutating func parseRequestLine(_ line: UnsafeBufferPointer<UInt8>, scanned: Bool, sp1: Int, sp2: Int,
+                                   question: Int, fragment: Bool) -> HTTPParseError? {
+        var sp1 = sp1, sp2 = sp2, question = question, fragment = fragment
         if !scanned {
             if let error = requestLinePrefixError(line, complete: true, sp1: &sp1, sp2: &sp2) { return error }
             guard sp2 < line.count, sp2 - sp1 - 1 > 0 else { return .badRequest("malformed request line") }
