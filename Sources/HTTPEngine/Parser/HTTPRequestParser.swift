@@ -61,6 +61,8 @@ public struct HTTPRequestParser: Sendable {
     /// `headers` (a refusal after this saw them all, one before may have missed `Origin`).
     private(set) var headerBlockComplete = false
     var body: [UInt8] = []
+    /// `body` still holds the last request's bytes: a Content-Length body's first bytes replace them.
+    var bodyHoldsLastRequest = false
     /// For an origin-form target, the offset of its `?` (-1 when it has none), found while the
     /// target was checked; nil for another form, whose path `HTTPRequest` finds itself.
     var originFormQuery: Int?
@@ -95,7 +97,22 @@ public struct HTTPRequestParser: Sendable {
             case .body(let remaining):
                 let n = min(remaining, count - pos)
                 if n > 0 {
-                    body.append(contentsOf: UnsafeBufferPointer(rebasing: input[pos..<(pos + n)]))
+                    let bytes = UnsafeBufferPointer(rebasing: input[pos..<(pos + n)])
+                    if bodyHoldsLastRequest {
+                        // The last request's buffer, kept by `reset`, is refilled now that its
+                        // request is usually gone (so it is reused, not copied): a body here whole
+                        // in one step, a longer one with room for all of it (up to 64 KiB) first.
+                        bodyHoldsLastRequest = false
+                        if n < remaining {
+                            body.removeAll(keepingCapacity: true)
+                            body.reserveCapacity(min(remaining, 64 << 10))
+                            body.append(contentsOf: bytes)
+                        } else {
+                            body.replaceSubrange(body.startIndex..<body.endIndex, with: bytes)
+                        }
+                    } else {
+                        body.append(contentsOf: bytes)
+                    }
                     pos += n
                 }
                 if remaining - n == 0 { return (pos, .request(completeRequest())) }
@@ -681,10 +698,8 @@ public struct HTTPRequestParser: Sendable {
             hasBody = true
         } else if let length = contentLength, length > 0 {
             if length > limits.maxBodyBytes { return fail(.bodyTooLarge("the body exceeds \(limits.maxBodyBytes) bytes")) }
-            // The last request's buffer, kept by `reset`, emptied now that its request is
-            // usually gone (so it is reused, not copied).
-            body.removeAll(keepingCapacity: true)
-            body.reserveCapacity(min(length, 64 << 10))
+            // The body's first bytes replace the last request's (`parse`).
+            bodyHoldsLastRequest = true
             state = .body(remaining: length)
             hasBody = true
         } else {
@@ -768,6 +783,7 @@ public struct HTTPRequestParser: Sendable {
         // The body is emptied once the next head is read (`finishHead`), by when the request
         // that shares it is usually gone: emptying a shared array here would allocate at once.
         if body.capacity > Self.keptBufferBytes { body = [] }
+        bodyHoldsLastRequest = false
         originFormQuery = nil
     }
 
