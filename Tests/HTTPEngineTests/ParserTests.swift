@@ -466,4 +466,15 @@ final class ParsedHeadTests: XCTestCase {
             XCTAssertTrue(spelled.first?.contains("\(name.uppercased())=0") ?? false, "\(spelled)")
         }
     }
+
+    func testAnLFInsideTheVersionEndsTheRequestLineThere() {
+        // Read straight off the input, the version is at a known place; an LF inside it still
+        // ends the line (RFC 9112 §2.2), so the line is consumed only up to that LF.
+        var parser = HTTPRequestParser()
+        let bytes = Array("GET / HT\nP/1.1\r\nHost: h\r\n\r\n".utf8)
+        let (consumed, event) = bytes.withUnsafeBufferPointer { parser.parse($0) }
+        guard case .error(let error) = event else { return XCTFail("\(event)") }
+        XCTAssertEqual(error.detail, "malformed HTTP version")
+        XCTAssertEqual(consumed, 9)
+    }
 }

@@ -304,6 +304,10 @@ public struct HTTPRequestParser: Sendable {
         // "HTTP/x.y" CRLF after the target's SP.
         guard scanRequestLine(rest, sp1: &sp1, sp2: &sp2, question: &question, fragment: &fragment),
               sp2 + 11 <= rest.count, rest[sp2 + 9] == 0x0D, rest[sp2 + 10] == 0x0A else { return nil }
+        // An LF among the version's eight bytes ends the line there (RFC 9112 §2.2).
+        let version = UInt64(littleEndian: UnsafeRawPointer(rest.baseAddress.unsafelyUnwrapped + sp2 + 1).loadUnaligned(as: UInt64.self))
+        let lf = version ^ 0x0A0A_0A0A_0A0A_0A0A
+        if (lf &- 0x0101_0101_0101_0101) & ~lf & 0x8080_8080_8080_8080 != 0 { return nil }
         let line = UnsafeBufferPointer(rebasing: rest[..<(sp2 + 9)])
         pos += sp2 + 11
         if let error = parseRequestLine(line, scanned: true, sp1: sp1, sp2: sp2, question: question, fragment: fragment) {
