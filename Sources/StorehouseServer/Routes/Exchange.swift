@@ -3,8 +3,8 @@ import HTTPEngine
 
 /// One request on its way to an answer: sends it once, and counts and logs it when it leaves.
 ///
-/// A class: the reply closures that carry it to the answer (a session's, a durable read's) hold
-/// one reference, where a struct's copy retained each of its eight references.
+/// A class: what carries it to the answer (a session's `ReplyTo`, a durable read) holds one
+/// reference, where a struct's copy retained each of its eight references.
 final class Exchange: Sendable {
     let request: HTTPRequest
     let responder: HTTPResponder

@@ -278,9 +278,7 @@ extension Router {
             idempotency = (key, SHA256.hash(Self.canonicalBody(request.body)))
         }
         let minimal = Self.prefersMinimal(request)
-        session.submit(ActionSubmission(records: records, ifMatch: ifMatch, idempotency: idempotency, minimal: minimal)) { response in
-            exchange.send(response)
-        }
+        session.submit(ActionSubmission(records: records, ifMatch: ifMatch, idempotency: idempotency, minimal: minimal), replyTo: .client(exchange))
     }
 
     /// `Prefer: return=minimal` (RFC 7240 §4.2): the answer is the patches, not the state.

@@ -53,9 +53,9 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var parkedReads: [RequestID: ParkedRead] = [:]
     /// The next request id; ids name the requests the machine answers.
     var nextRequestID: RequestID = 0
-    /// Idempotent repeats waiting on a request in flight, by request id: answered by the
-    /// machine's `.reply` once that request's fate is known.
-    var waitingRepeats: [RequestID: @Sendable (HTTPResponse) -> Void] = [:]
+    /// Idempotent repeats waiting on a request in flight: where each one's answer goes, by its
+    /// request id, looked up when the machine's `.reply` names it once the first request's fate is known.
+    var waitingRepeats: [RequestID: ReplyTo] = [:]
     var durability: Durability { machine.durability }
     /// The newest version whose actions are as durable as `--fsync` promises.
     var durableVersion: Int { durability.durableVersion }
