@@ -17,6 +17,8 @@ import Synchronization
 /// rebuilt at the last durable version and the waiting requests get 503.
 final class Session: @unchecked Sendable {  // every `var` below is read and written under `lock`
     let id: String
+    /// The id packed, the registry's key (`ResidentSessions`).
+    let key: PackedSessionID
     let kind: any StoreKind
     let tokenHash: [UInt8]
     let createdAt: Int64
@@ -131,6 +133,8 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     init(id: String, kind: any StoreKind, tokenHash: [UInt8], createdAt: Int64, store: any AnyStore, context: SessionContext,
          damaged: Bool = false, forkedFrom: ForkOrigin? = nil, ttlSeconds: Int = 0) {
         self.id = id
+        // Every id is well-formed (`Secrets.isWellFormedID`), so it packs; an empty key matches no request.
+        key = PackedSessionID(id) ?? PackedSessionID()
         self.forkedFrom = forkedFrom
         lifetime = SessionLifetime(ttlSeconds: ttlSeconds, lastActivity: createdAt)
         lastUsed = Atomic(context.now())
