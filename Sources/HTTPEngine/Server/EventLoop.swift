@@ -29,6 +29,8 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     }
 
     let core: ServerCore
+    /// This loop's place among the server's, `0..<ioThreads` (`HTTPResponder.loopIndex`).
+    let index: Int
     private let epfd: Int32
     private let linux: Epoll.Functions
     private let wakeFD: Int32
@@ -58,10 +60,11 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     static let writeCoalesce = 64 << 10
     static let streamPullBytes = 256 << 10
 
-    init(core: ServerCore, listenFD: Int32) throws(HTTPServerError) {
+    init(core: ServerCore, index: Int, listenFD: Int32) throws(HTTPServerError) {
         guard let linux = Epoll.functions else { throw .system("dlsym(epoll)", ENOSYS) }
         self.linux = linux
         self.core = core
+        self.index = index
         self.listenFD = listenFD
         epfd = linux.create1(Epoll.CLOEXEC)
         guard epfd >= 0 else { throw .system("epoll_create1", errno) }
@@ -118,7 +121,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             drainCommands()
             // After the commands: an answer delivered from another thread may have let a pipelined
             // request run, and what it left pending must not wait for the next event.
-            core.handler.eventLoopWillWait()
+            endIteration()
             if let deadline = shutdownDeadline, connectionCount == 0 || now >= deadline { break }
             var wait = max(0, nextSweep - now)
             if let until = acceptPausedUntil { wait = min(wait, max(0, until - now)) }
@@ -182,6 +185,12 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         if listenFD >= 0 { _ = Glibc.close(listenFD); listenFD = -1 }
         _ = Glibc.close(wakeFD)
         _ = Glibc.close(epfd)
+    }
+
+    /// The iteration's last step before the loop waits: the handler finishes what this loop's
+    /// requests left pending (the server commits their journal appends as one group).
+    private func endIteration() {
+        core.handler.eventLoopWillWait(loop: index)
     }
 
     /// One pass over the commands queued so far. Commands queued meanwhile wait for the next turn, after

@@ -57,7 +57,7 @@ public final class HTTPServer: Sendable {
                         port = bound
                     }
                     do throws(HTTPServerError) {
-                        loops.append(try EventLoop(core: core, listenFD: fd))
+                        loops.append(try EventLoop(core: core, index: index, listenFD: fd))
                     } catch {
                         if fd >= 0 { _ = Glibc.close(fd) }
                         throw error

@@ -240,7 +240,7 @@ extension Router {
     }
 
     /// `POST /sessions/{id}/actions`: one FSA or a batch of them.
-    func postActions(_ session: Session, _ exchange: Exchange) {
+    func postActions(_ session: Session, _ exchange: Exchange, committer: Committer) {
         let request = exchange.request
         // Memory budget: the parsed actions count from here; once applied the session holds them.
         let budget = registry.context.memoryBudget
@@ -279,7 +279,8 @@ extension Router {
             idempotency = (key, SHA256.hash(Self.canonicalBody(request.body)))
         }
         let minimal = Self.prefersMinimal(request)
-        session.submit(ActionSubmission(records: records, ifMatch: ifMatch, idempotency: idempotency, minimal: minimal), replyTo: .client(exchange))
+        session.submit(ActionSubmission(records: records, ifMatch: ifMatch, idempotency: idempotency, minimal: minimal),
+                       committer: committer, replyTo: .client(exchange))
     }
 
     /// `Prefer: return=minimal` (RFC 7240 §4.2): the answer is the patches, not the state.

@@ -64,7 +64,7 @@ extension Session {
                                     let replay = Self.replayed(refusal)
                                     for waiter in waiters { waiter.send(replay, from: self) }
                                 },
-                                again: { [self] in submit(submission, replyTo: reply) }),
+                                again: { [self] in submit(submission, committer: .journalWriter, replyTo: reply) }),
                      version: decidedOn)
         lock.unlock()
     }
@@ -112,11 +112,13 @@ extension Session {
 
     /// Applies a request's actions (all or none) and sends its answer exactly once to `reply`:
     /// at once for a refusal or with the in-memory log, after the append completes otherwise.
-    func submit(_ submission: ActionSubmission, replyTo reply: ReplyTo) {
+    /// `committer`: who commits the append (`.eventLoop(N)` only on loop N's thread).
+    func submit(_ submission: ActionSubmission, committer: Committer = .journalWriter, replyTo reply: ReplyTo) {
         // Requests moved off the event loop came first (a big batch): this one, from a loop or an
-        // effect, applies after them, and no thread waits on the lock while they run.
+        // effect, applies after them, and no thread waits on the lock while they run. Off its
+        // loop, the append wakes the journal's writer itself.
         if lane.mustQueue {
-            return context.offLoop.run(in: lane) { [self] in submit(submission, replyTo: reply) }
+            return context.offLoop.run(in: lane) { [self] in submit(submission, committer: .journalWriter, replyTo: reply) }
         }
         lock.lock()
         // Refused here, under the lock, and not only by the router: a client's action that passed
@@ -237,7 +239,7 @@ extension Session {
             return (version: change.version,
                     bytes: RecordCoding.journalRecord(change.action, mark: isLast ? mark : nil, refusals: isLast ? carried.refusals : []))
         }
-        context.log.append(sessionID: id, records: journalRecords) { [self, pending] result in
+        context.log.append(sessionID: id, records: journalRecords, committer: committer) { [self, pending] result in
             appendAnswered(result, epoch: appendEpoch, pending)
         }
         lock.unlock()
