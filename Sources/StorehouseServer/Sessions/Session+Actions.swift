@@ -551,9 +551,8 @@ extension Session {
             return ServerLog.error("session \(id): effect action \(action.type) answered \(response.status); dropped")
         }
         effectBegins()
-        var retry = action
-        retry.attempt += 1
-        Task { [self, retry] in
+        let retry = EffectAction(type: action.type, payload: action.payload, attempt: action.attempt + 1)
+        Task { [self] in
             try? await Task.sleep(for: .milliseconds(min(2_000, 25 << action.attempt)))
             receiveFromEffect(retry)
             effectEnds()

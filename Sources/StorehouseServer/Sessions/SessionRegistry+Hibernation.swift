@@ -28,7 +28,7 @@ extension SessionRegistry {
         sessions.withLock { table in
             if let session = table.byID[key] { return .resident(session) }
             guard table.hibernated.contains(key) else { return nil }
-            return table.hibernated.summary(of: key.string).map(SessionCredential.hibernated)
+            return table.hibernated.summary(of: key.string).map { SessionCredential.hibernated(tokenHash: $0.tokenHash) }
         }
     }
 
