@@ -58,14 +58,7 @@ extension Session {
             lock.unlock()
             return reply.send(refusal, from: self)
         }
-        parkLocked(ParkedRead(answer: { [self] in
-                                    let waiters = kept ? lock.withLock { refusalBecameDurableLocked(submission) } : []
-                                    reply.send(refusal, from: self)
-                                    let replay = Self.replayed(refusal)
-                                    for waiter in waiters { waiter.send(replay, from: self) }
-                                },
-                                again: { [self] in submit(submission, committer: .journalWriter, replyTo: reply) }),
-                     version: decidedOn)
+        parkLocked(.refusal(ParkedRefusal(submission: submission, reply: reply, refusal: refusal, kept: kept)), version: decidedOn)
         lock.unlock()
     }
 
@@ -104,7 +97,7 @@ extension Session {
     }
 
     /// Marks a kept refusal durable once the head it was decided on is; returns its waiting repeats.
-    private func refusalBecameDurableLocked(_ submission: ActionSubmission) -> [ReplyTo] {
+    func refusalBecameDurableLocked(_ submission: ActionSubmission) -> [ReplyTo] {
         guard let key = submission.idempotency?.key, let entry = machine.ledger.entries[key], entry.refusal, !entry.durable else { return [] }
         machine.ledger.update(key) { $0.durable = true; $0.waiters = [] }
         return entry.waiters.compactMap { waitingRepeats.removeValue(forKey: $0) }

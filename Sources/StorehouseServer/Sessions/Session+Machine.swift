@@ -35,9 +35,9 @@ struct Afterwards {
             switch step {
             case .answer(let reply, let response): reply.send(response, from: session)
             case .effects(let effects): session.start(effects)
-            case .read(let read): read.answer()
-            case .readAgain(let read): read.again()
-            case .refuse(let read, let problem): read.refuse?(problem)
+            case .read(let read): session.answerParked(read)
+            case .readAgain(let read): session.readParkedAgain(read)
+            case .refuse(let read, let problem): session.refuseParked(read, problem)
             case .log(let line): ServerLog.error(line)
             case .end(let stream, let reason):
                 _ = stream.write(EventFrames.end(reason: reason))
