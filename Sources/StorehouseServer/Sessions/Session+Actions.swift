@@ -534,21 +534,32 @@ extension Session {
         submit(ActionSubmission(records: [record], ifMatch: nil, idempotency: nil, minimal: true), replyTo: .effect(action))
     }
 
-    /// The answer to an action an effect fed back. A journal refusal (503) is retried 12 times,
-    /// backing off from 25 ms to at most 2 s (about 13 s in all): losing the answer would leave
-    /// the state waiting for it for good (e.g. a login in flight).
+    /// The answer to an action an effect fed back: done, retried later, or dropped, as
+    /// `EffectRetry` (SessionCore) rules; the host only maps the answer and runs the step.
     func effectAnswered(_ action: EffectAction, _ response: HTTPResponse) {
         defer { effectEnds() }
-        guard response.status >= 400, response.status != 404 else { return }
-        guard response.status == 503, action.attempt < 12 else {
-            return ServerLog.error("session \(id): effect action \(action.type) answered \(response.status); dropped")
+        let answer: EffectRetry.Answer = switch response.status {
+        case ..<400: .applied
+        case 404: .gone
+        case 503: .unavailable
+        default: .refused
         }
-        effectBegins()
-        let retry = EffectAction(type: action.type, payload: action.payload, attempt: action.attempt + 1)
-        Task { [self] in
-            try? await Task.sleep(for: .milliseconds(min(2_000, 25 << action.attempt)))
-            receiveFromEffect(retry)
-            effectEnds()
+        switch Self.effectRetry.next(after: answer, attempt: action.attempt) {
+        case .done:
+            return
+        case .drop:
+            ServerLog.error("session \(id): effect action \(action.type) answered \(response.status); dropped")
+        case .retry(let delay):
+            effectBegins()
+            let retry = EffectAction(type: action.type, payload: action.payload, attempt: action.attempt + 1)
+            Task { [self] in
+                try? await Task.sleep(for: delay)
+                receiveFromEffect(retry)
+                effectEnds()
+            }
         }
     }
+
+    /// 12 retries from 25 ms, doubling up to 2 s: about 13 s in all.
+    static let effectRetry = EffectRetry()
 }
