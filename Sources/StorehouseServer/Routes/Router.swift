@@ -284,8 +284,11 @@ final class Router: HTTPHandler {
         var segments: (Range<Int>, Range<Int>, Range<Int>) = (0..<0, 0..<0, 0..<0)
         var count = 0
         while true {
-            var end = start
-            while end < p.count && p[end] != slash { end += 1 }
+            // memchr: a word at a time, where a loop over the path's bytes cost ~4 instructions a byte.
+            var end = p.count
+            if start < p.count, let base = p.baseAddress, let found = memchr(base + start, Int32(slash), p.count - start) {
+                end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            }
             switch count {
             case 0: segments.0 = start..<end
             case 1: segments.1 = start..<end
