@@ -3,7 +3,7 @@
 ///
 /// ```swift
 /// var resident = ResidentSessions()
-/// resident.updateValue(session, forKey: session.id)
+/// resident.insert(session)
 /// resident[session.key] === session   // true
 /// ```
 struct ResidentSessions {
@@ -26,9 +26,9 @@ struct ResidentSessions {
         }
     }
 
-    /// The session it replaces, if any.
+    /// Adds `session` under its key; the session it replaces, if any.
     @discardableResult
-    mutating func updateValue(_ session: Session, forKey id: String) -> Session? {
+    mutating func insert(_ session: Session) -> Session? {
         table.updateValue(session, forKey: session.key)
     }
 

@@ -28,7 +28,7 @@ final class SessionRegistry: Sendable {
         /// Whether the id is new (a session is otherwise replaced).
         @discardableResult
         mutating func insert(_ session: Session) -> Bool {
-            if let replaced = byID.updateValue(session, forKey: session.id) {
+            if let replaced = byID.insert(session) {
                 replaced.unlisted.store(true, ordering: .relaxed)
                 return false
             }
