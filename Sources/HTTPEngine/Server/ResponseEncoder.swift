@@ -56,8 +56,11 @@ struct ResponseEncoder {
         let capacity = maxStatusLine + headers.used + dateLine.count + contentLengthPrefix.count + 22
             + connectionKeepAlive.count + 2 + (inline ? body.count : 0)
         var userClose = false
-        let head = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            var out = ByteCursor(buffer.baseAddress.unsafelyUnwrapped)
+        var head: [UInt8] = []
+        head.appendUninitialized(capacity)
+        let written = head.withUnsafeMutableBufferPointer { buffer in
+            let start = buffer.baseAddress.unsafelyUnwrapped
+            var out = ByteCursor(start)
             switch status {
             case 200: out.write(status200)
             case 201: out.write(status201)
@@ -93,8 +96,9 @@ struct ResponseEncoder {
             }
             out.write(0x0D); out.write(0x0A)
             if inline { out.write(body) }
-            count = out.count(from: buffer.baseAddress.unsafelyUnwrapped)
+            return out.count(from: start)
         }
+        head.removeLast(capacity - written)
         if inline { return (head, nil, userClose) }
         return (head, bodyAllowed && !omitBody && !body.isEmpty ? body : nil, userClose)
     }

@@ -55,11 +55,24 @@ public struct PatchWriter: Sendable {
         _count += 1
     }
 
-    /// Diffs one field, building its path only when it changed (most fields do not).
+    /// Diffs one field, building its path only when it changed (most fields do not). `member` is
+    /// one RFC 6901 token that needs no escaping, with its slash.
     ///
     ///     patch.field(count, old.count, path, "/count")
     @inlinable public mutating func field<T: PatchDiffable>(_ new: T, _ old: T, _ path: String, _ member: StaticString) {
         if new == old { return }
-        new.diff(from: old, at: path + member.description, into: &self)
+        guard T.diffReplacesWhole, path.isEmpty else { return new.diff(from: old, at: path + member.description, into: &self) }
+        // A top-level scalar: `{"op":"replace","path":"<member>","value":` in place, in one
+        // append, with no path string built (the counter's POST writes one of these).
+        writer.withCursor(maxBytes: 38 + member.utf8CodeUnitCount) { c in
+            if _count != 0 { c.writeRawStatic(",") }
+            c.writeRawStatic(#"{"op":"replace","path":""#)
+            c.writeRawStatic(member)
+            c.writeRawStatic(#"","value":"#)
+        }
+        writer.needsComma = false
+        new.writeJSON(to: &writer)
+        writer.bytes.append(UInt8(ascii: "}"))
+        _count += 1
     }
 }
