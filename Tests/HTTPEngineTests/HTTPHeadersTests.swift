@@ -73,5 +73,9 @@ final class HTTPHeadersTests: XCTestCase {
         h.add("X-Long", String(repeating: "v", count: 100))
         XCTAssertEqual(h.map { "\($0.name)=\($0.value.count)" }, ["Content-Type=16", "Vary=6", "X-Long=100"])
         XCTAssertEqual(h["vary"], "Origin")
+        XCTAssertTrue(h.contains(static: "VARY", "Origin"), "the name in any case")
+        XCTAssertFalse(h.contains(static: "Vary", "origin"), "the value exactly")
+        XCTAssertFalse(h.contains(static: "Vary", "Origins"))
+        XCTAssertFalse(h.contains(static: "X-Missing", "Origin"))
     }
 }

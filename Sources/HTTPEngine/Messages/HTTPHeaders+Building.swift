@@ -24,4 +24,33 @@ extension HTTPHeaders {
     public mutating func removeAllKeepingRoom() {
         removeAll(keepingCapacity: true)
     }
+
+    /// Whether a field named `name` (case-insensitive) has exactly the value `value`, for
+    /// literals, without making or reading a `String`.
+    ///
+    /// ```swift
+    /// if !headers.contains(static: "Vary", "Origin") { headers.add(static: "Vary", "Origin") }
+    /// ```
+    @inlinable
+    public func contains(static name: StaticString, _ value: StaticString) -> Bool {
+        // A one-scalar literal may have no pointer; such a field is looked up as strings.
+        guard name.hasPointerRepresentation, value.hasPointerRepresentation else {
+            return contains(name.description, value: value.description)
+        }
+        let wanted = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        let wantedValue = UnsafeBufferPointer(start: value.utf8Start, count: value.utf8CodeUnitCount)
+        return withFieldBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let (fieldName, fieldValue, next) = Self.field(in: bytes, at: offset)
+                if fieldValue.count == wantedValue.count, Self.equalsIgnoringCase(fieldName, wanted) {
+                    var i = 0
+                    while i < wantedValue.count && fieldValue[i] == wantedValue[i] { i += 1 }
+                    if i == wantedValue.count { return true }
+                }
+                offset = next
+            }
+            return false
+        }
+    }
 }

@@ -14,7 +14,8 @@ public struct JSONWriter: Sendable {
 
     @inlinable public init(capacity: Int = 256) {
         bytes = []
-        bytes.reserveCapacity(capacity)
+        // Not for 0 (a writer given its bytes by `swap`): reserving nothing still costs a call.
+        if capacity > 0 { bytes.reserveCapacity(capacity) }
     }
 
     @inlinable public mutating func beginObject() { separate(); bytes.append(UInt8(ascii: "{")); needsComma = false }
