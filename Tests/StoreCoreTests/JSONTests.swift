@@ -44,9 +44,14 @@ final class JSONTests: XCTestCase {
         patch.field(true, true, "", "/same")
         patch.field([1, 2], [1], "", "/list")
         patch.field(4, 1, "/nested", "/n")
+        patch.field(Int?(9), nil, "", "/maybe")
+        patch.field(false, true, "", "/flag")
+        patch.field(Int.min, 0, "", "/min")
         XCTAssertEqual(String(decoding: patch.finish(), as: UTF8.self),
                        #"[{"op":"replace","path":"/count","value":3},{"op":"replace","path":"/nthPrime","value":null},"#
-                       + #"{"op":"add","path":"/list/1","value":2},{"op":"replace","path":"/nested/n","value":4}]"#)
+                       + #"{"op":"add","path":"/list/1","value":2},{"op":"replace","path":"/nested/n","value":4},"#
+                       + #"{"op":"replace","path":"/maybe","value":9},{"op":"replace","path":"/flag","value":false},"#
+                       + #"{"op":"replace","path":"/min","value":-9223372036854775808}]"#)
     }
 
     func testReaderRoundTripsWhatTheWriterWrites() throws {

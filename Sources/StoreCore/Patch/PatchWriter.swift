@@ -62,17 +62,24 @@ public struct PatchWriter: Sendable {
     @inlinable public mutating func field<T: PatchDiffable>(_ new: T, _ old: T, _ path: String, _ member: StaticString) {
         if new == old { return }
         guard T.diffReplacesWhole, path.isEmpty else { return new.diff(from: old, at: path + member.description, into: &self) }
-        // A top-level scalar: `{"op":"replace","path":"<member>","value":` in place, in one
-        // append, with no path string built (the counter's POST writes one of these).
-        writer.withCursor(maxBytes: 38 + member.utf8CodeUnitCount) { c in
-            if _count != 0 { c.writeRawStatic(",") }
+        // A top-level scalar: `{"op":"replace","path":"<member>","value":` in place, with no path
+        // string built, and a number in the same append (the counter's POST writes one of these;
+        // in specialized code `as? Int` is decided at compile time).
+        let number = new as? Int
+        let first = _count == 0
+        writer.withCursor(maxBytes: 40 + member.utf8CodeUnitCount + JSONCursor.maxIntBytes) { c in
+            if !first { c.writeRawStatic(",") }
             c.writeRawStatic(#"{"op":"replace","path":""#)
             c.writeRawStatic(member)
             c.writeRawStatic(#"","value":"#)
+            c.needsComma = false
+            if let number { c.write(number); c.writeRawStatic("}") }
         }
-        writer.needsComma = false
-        new.writeJSON(to: &writer)
-        writer.bytes.append(UInt8(ascii: "}"))
+        if number == nil {
+            writer.needsComma = false
+            new.writeJSON(to: &writer)
+            writer.bytes.append(UInt8(ascii: "}"))
+        }
         _count += 1
     }
 }
