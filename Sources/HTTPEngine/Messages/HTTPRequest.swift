@@ -84,6 +84,10 @@ public struct HTTPRequest: Sendable {
     }
 
     /// Calls `body` with the request-target's bytes, without building a string.
+    ///
+    /// ```swift
+    /// let isAsterisk = request.withTargetBytes { $0.count == 1 && $0[0] == UInt8(ascii: "*") }
+    /// ```
     public func withTargetBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         try targetBytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[..<targetCount])) }
     }
