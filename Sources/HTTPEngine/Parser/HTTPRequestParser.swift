@@ -319,6 +319,7 @@ public struct HTTPRequestParser: Sendable {
 
     /// The checks after the scan: a well-formed line was read in one pass (`scanned`); any other
     /// is read again by the checks below, in their order, so that its error is the one it always got.
+    @inline(__always)
     mutating func parseRequestLine(_ line: UnsafeBufferPointer<UInt8>, scanned: Bool, sp1: Int, sp2: Int,
                                    question: Int, fragment: Bool) -> HTTPParseError? {
         var sp1 = sp1, sp2 = sp2, question = question, fragment = fragment
@@ -368,6 +369,7 @@ public struct HTTPRequestParser: Sendable {
     /// noting a fragment and where the query starts; false for any other line, which
     /// `parseRequestLine` then checks rule by rule. The target is read eight bytes at a time: a
     /// word of visible ASCII with no `#` or `?` (nearly every one) passes with four tests.
+    @inline(__always)
     func scanRequestLine(_ line: UnsafeBufferPointer<UInt8>, sp1: inout Int, sp2: inout Int,
                          question: inout Int, fragment: inout Bool) -> Bool {
         let p = line.baseAddress.unsafelyUnwrapped   // the empty line never gets here
