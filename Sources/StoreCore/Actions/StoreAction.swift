@@ -10,6 +10,9 @@ public protocol StoreAction: Sendable {
     init(type: String, payload: JSONValue?) throws(ActionError)
     var type: String { get }
     var payload: JSONValue? { get }
+    /// Whether `payload` is not nil, answered without building the payload (the store asks it
+    /// of every client action that comes with one).
+    var hasPayload: Bool { get }
     /// The JSON Schema of `type`'s payload (`PayloadSchema`), nil when it takes none; written
     /// beside `init(type:payload:)`, which it describes.
     static func payloadSchema(of type: String) -> JSONValue?
@@ -21,6 +24,8 @@ extension StoreAction {
     public static var internalTypes: [String] { [] }
     public static func payloadSchema(of type: String) -> JSONValue? { nil }
     public static var outputTypes: [OutputType] { [] }
+    /// For kinds that do not say: builds the payload to see.
+    public var hasPayload: Bool { payload != nil }
     public static var allTypes: [String] { clientTypes + internalTypes }
 
     /// The error for a type this action does not know.

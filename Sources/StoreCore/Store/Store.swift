@@ -65,7 +65,7 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
             throw .internalAction(type: record.type)
         }
         let action = try Action(type: record.type, payload: record.payload)
-        if !replaying, record.source == .client, record.payload != nil, record.payload != .null, action.payload == nil {
+        if !replaying, record.source == .client, record.payload != nil, record.payload != .null, !action.hasPayload {
             throw .invalidPayload(detail: "payload: this action takes none; send it without one")
         }
         return action

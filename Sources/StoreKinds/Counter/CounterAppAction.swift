@@ -63,6 +63,13 @@ public enum CounterAppAction: StoreAction, Equatable {
         }
     }
 
+    public var hasPayload: Bool {
+        switch self {
+        case .counter(.nthPrimeResponse), .favoritePrimes(.deleteFavoritePrimes): return true
+        default: return false
+        }
+    }
+
     public var payload: JSONValue? {
         switch self {
         case .counter(.nthPrimeResponse(let prime)): return .object(["prime": prime.map(JSONValue.int) ?? .null])
