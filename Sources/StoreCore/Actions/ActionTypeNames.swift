@@ -10,7 +10,7 @@ import Darwin
 /// handing it to each request is one retain.
 ///
 ///     let names = ActionTypeNames(["counter/incrTapped", "counter/decrTapped"])
-///     let record = ActionRecord(fsa: Array(#"{"type":"counter/incrTapped"}"#.utf8), names: names, at: 0, source: .client)
+///     let record = ActionRecord.read(fsa: Array(#"{"type":"counter/incrTapped"}"#.utf8), names: names, at: 0, source: .client)
 ///     // record?.type is the first of `names`, shared
 public final class ActionTypeNames: Sendable {
     let names: [String]

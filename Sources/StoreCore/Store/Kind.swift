@@ -14,7 +14,7 @@ public struct Kind<State: StoreState, Action: StoreAction>: StoreKind {
     public let name: String
     public let reducer: Reducer<State, Action>
     public let resume: (@Sendable (State) -> Effect<Action>)?
-    /// Every action type, matched by its bytes when a request is read (`ActionRecord(fsa:names:…)`).
+    /// Every action type, matched by its bytes when a request is read (`ActionRecord.read(fsa:names:…)`).
     public let actionTypeNames: ActionTypeNames
     /// Built by the inlined initializer in the registering module, so the stores it makes run
     /// code specialized for this State and Action.

@@ -345,7 +345,7 @@ extension Router {
     /// matched against the session's kind's `names` (no `String` per request, no object built);
     /// nil for anything else (a batch, another shape, bad JSON), which `parseActions` answers.
     static func singleAction(_ body: [UInt8], at now: Int64, names: ActionTypeNames = .none) -> ActionRecord? {
-        ActionRecord(fsa: body, names: names, at: now, source: .client)
+        ActionRecord.read(fsa: body, names: names, at: now, source: .client)
     }
 
     /// The body's actions, one or a batch; nil once the refusal is sent.
