@@ -37,24 +37,28 @@ let package = Package(
         // the server specialize them, so the bookkeeping costs what it did inside the server.
         .target(name: "SessionCore", dependencies: ["StoreCore"],
                 swiftSettings: releaseSettings + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]),
+        // What the engine and the journal both need of the system (named threads); Glibc only.
+        .target(name: "SystemSupport", swiftSettings: releaseSettings),
         // HTTP/1.1 over non-blocking sockets; knows nothing of stores.
-        .target(name: "HTTPEngine", swiftSettings: releaseSettings),
+        .target(name: "HTTPEngine", dependencies: ["SystemSupport"], swiftSettings: releaseSettings),
         // Append-only journal and snapshots on disk; knows nothing of stores or HTTP.
-        .target(name: "Journal", swiftSettings: releaseSettings),
+        .target(name: "Journal", dependencies: ["SystemSupport"], swiftSettings: releaseSettings),
         // The session API of docs/API.md on top of the four above.
-        .target(name: "StorehouseServer", dependencies: ["StoreCore", "StoreKinds", "SessionCore", "HTTPEngine", "Journal"], swiftSettings: releaseSettings),
+        .target(name: "StorehouseServer", dependencies: ["StoreCore", "StoreKinds", "SessionCore", "HTTPEngine", "Journal", "SystemSupport"],
+                swiftSettings: releaseSettings),
         // TestStore and property checks for kinds; links XCTest, so only test targets depend on it.
         .target(name: "StoreTesting", dependencies: ["StoreCore"]),
         // The client side of docs/API.md over URLSession; shares the kinds' State and Action types.
         .target(name: "StorehouseClient", dependencies: ["StoreCore"]),
         .executableTarget(name: "storehouse", dependencies: ["StorehouseServer"], swiftSettings: releaseSettings),
-        .executableTarget(name: "storehouse-bench", dependencies: ["StoreCore", "StoreKinds", "HTTPEngine", "Journal", "StorehouseServer"]),
+        .executableTarget(name: "storehouse-bench", dependencies: ["StoreCore", "StoreKinds", "HTTPEngine", "Journal", "StorehouseServer", "SystemSupport"]),
 
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "StoreTesting"]),
         .testTarget(name: "StoreKindsTests", dependencies: ["StoreCore", "StoreKinds", "StoreTesting"]),
         .testTarget(name: "SessionCoreTests", dependencies: ["SessionCore", "StoreCore"]),
         .testTarget(name: "HTTPEngineTests", dependencies: ["HTTPEngine"]),
         .testTarget(name: "JournalTests", dependencies: ["Journal"]),
+        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
         .testTarget(name: "StorehouseClientTests", dependencies: ["StorehouseClient", "StorehouseServer", "StoreCore", "StoreKinds"]),
         .testTarget(name: "StorehouseServerTests", dependencies: ["StorehouseServer", "StoreCore", "StoreKinds", "SessionCore", "HTTPEngine", "Journal"]),
     ],

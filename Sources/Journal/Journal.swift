@@ -95,12 +95,15 @@ public final class Journal: Sendable {
     /// are as durable as the policy promises, or with the reason they were refused (nothing written).
     /// A refusal because the journal is closed comes after the completions of every earlier append.
     ///
+    /// `completion` never runs inside this call, a refusal included: a caller may hold a lock its
+    /// completion takes.
+    ///
     /// With `commitLater: true` the writer thread is not woken: the caller calls ``commit()`` before
     /// it waits for more work (an event loop at the end of an iteration).
     public func append(session: String, records: [(version: Int, bytes: [UInt8])], commitLater: Bool = false,
                        completion: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
         guard FileNames.isValidSessionID(session) else {
-            completion(.failure(.invalidSessionID(session)))
+            DispatchQueue.global().async { completion(.failure(.invalidSessionID(session))) }
             return
         }
         if !writer.submit(.append(id: session, records: records, done: completion), wake: !commitLater) {

@@ -2,6 +2,7 @@ import Foundation
 import HTTPEngine
 import StoreCore
 import StoreKinds
+import SystemSupport
 
 extension Storehouse {
     /// What `--version` prints.
@@ -67,7 +68,7 @@ extension Storehouse {
         FileHandle.standardError.write(Data("storehouse listening on http://\(configuration.host):\(server.port) (\(configuration.inMemory ? "in memory" : "data in \(configuration.dataDirectory), fsync \(configuration.fsync.rawValue)")\(configuration.nodeID.map { ", node \($0)" } ?? ""))\n".utf8))
 
         let signals = terminationSignals
-        Thread.startNamed("signals") {
+        NamedThread.start("signals") {
             var waited = signals
             var received: Int32 = 0
             sigwait(&waited, &received)

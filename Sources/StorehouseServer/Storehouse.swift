@@ -63,7 +63,7 @@ public final class Storehouse: Sendable {
             HTTPServer.raiseDescriptorLimit()
             let opened = try Journal(directory: configuration.dataDirectory, fsync: FsyncPolicy(rawValue: configuration.fsync.rawValue) ?? .always)
             journal = opened
-            log = JournalLog(journal: opened)
+            log = JournalLog(journal: opened, eventLoops: Self.httpConfiguration(configuration).ioThreads)
         }
         var environment = effectEnvironment ?? EffectEnvironment()
         if effectEnvironment == nil { environment.latency = .milliseconds(configuration.effectLatencyMilliseconds) }

@@ -4,6 +4,7 @@ import HTTPEngine
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+import SystemSupport
 #endif
 
 /// `storehouse-bench sse-fanout BASE_URL [-n SUBSCRIBERS] [-m ACTIONS] [-r RATE] [--threads K]`:
@@ -459,7 +460,7 @@ struct SSEFanoutRun {
         let connectStart = fanoutNow()
         for worker in workers {
             group.enter()
-            Thread.startNamed("sse-subscribers") {
+            NamedThread.start("sse-subscribers") {
                 worker.run()
                 group.leave()
             }

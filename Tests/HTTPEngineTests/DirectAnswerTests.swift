@@ -247,7 +247,7 @@ final class HeldAnswers: HTTPHandler {
         return true
     }
 
-    func eventLoopWillWait() {
+    func eventLoopWillWait(loop: Int) {
         let now = state.withLock { s -> [(path: String, responder: HTTPResponder)] in
             defer { s.held = [] }
             return s.held

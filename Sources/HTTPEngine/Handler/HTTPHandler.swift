@@ -14,11 +14,18 @@
 public protocol HTTPHandler: Sendable {
     func handle(_ request: HTTPRequest, _ responder: HTTPResponder)
 
-    /// Called on each I/O thread when it has handled every ready event and is about to wait for
-    /// more: the place to finish, in one go, work that the iteration's requests left pending (a
-    /// journal group commit), and to answer them from this thread. It may block briefly; the
-    /// thread's other connections wait meanwhile. The default does nothing.
-    func eventLoopWillWait()
+    /// The last step of each iteration of I/O thread `loop` (`0..<ioThreads`, as
+    /// ``HTTPResponder/loopIndex`` names it), once it has handled every ready event and before it
+    /// waits for more: the place to finish, in one go, work that the iteration's requests on that
+    /// loop left pending (a journal group commit), and to answer them from this thread. It may
+    /// block briefly; the thread's other connections wait meanwhile. The default does nothing.
+    ///
+    /// ```swift
+    /// func eventLoopWillWait(loop: Int) {
+    ///     journal.commit(loop: loop)  // what `handle` queued on this loop, as one group
+    /// }
+    /// ```
+    func eventLoopWillWait(loop: Int)
 
     /// Called on the I/O thread when the engine answers a request itself, before any handler saw
     /// it: malformed or oversized (400, 413, 414, 431, 505), too slow (408), or over the connection
@@ -49,7 +56,7 @@ public protocol HTTPHandler: Sendable {
 }
 
 extension HTTPHandler {
-    public func eventLoopWillWait() {}
+    public func eventLoopWillWait(loop: Int) {}
 
     public func engineRefused(_ refused: RefusedRequest) -> HTTPHeaders { HTTPHeaders() }
 

@@ -20,6 +20,10 @@ public final class HTTPResponder: Sendable {
         self.framing = framing
     }
 
+    /// The I/O thread the request was read on, `0..<ioThreads`: work `handle` leaves for that
+    /// loop's end of iteration is finished by ``HTTPHandler/eventLoopWillWait(loop:)`` with this index.
+    public var loopIndex: Int { loop.index }
+
     /// A stream is chunked in HTTP/1.1 and close-delimited in HTTP/1.0 (RFC 9112 §6.3 (8)).
     var chunked: Bool { !framing.http10 }
 

@@ -4,7 +4,7 @@ import Glibc
 import Synchronization
 
 /// How one request's answer is framed, fixed when the loop read the request.
-struct AnswerFraming: Sendable {
+struct AnswerFraming: Sendable, Equatable {
     var omitBody: Bool
     var keepAlive: Bool
     var http10: Bool
@@ -136,11 +136,10 @@ extension EventLoop {
     /// Lends the socket for the current request's answer when nothing else is to be written to it
     /// first. Called where the loop lets go of a connection (the end of `service`).
     func armDirectAnswer(_ c: Connection) {
-        guard c.awaiting, !c.armed, c.outbound.isEmpty, c.stream == nil, !c.closeAfterFlush, !c.closed, !c.lingering,
-              core.configuration.directAnswers else { return }
-        c.armed = true
-        let waiting = !c.inbound.isEmpty || c.readClosed
-        c.handoff.store(DirectAnswer.word(sequence: c.sequence, state: DirectAnswer.armed) | (waiting ? DirectAnswer.nudge : 0),
+        guard c.state.isAwaiting, !c.state.facts.lent, c.outbound.isEmpty, core.configuration.directAnswers else { return }
+        c.state.facts.lent = true
+        let waiting = !c.inbound.isEmpty || c.state.facts.readClosed
+        c.handoff.store(DirectAnswer.word(sequence: c.state.sequence, state: DirectAnswer.armed) | (waiting ? DirectAnswer.nudge : 0),
                         ordering: .sequentiallyConsistent)
     }
 
@@ -151,9 +150,8 @@ extension EventLoop {
         while true {
             if word & DirectAnswer.stateMask == DirectAnswer.sent {
                 c.handoff.store(0, ordering: .sequentiallyConsistent)
-                c.armed = false
-                c.awaiting = false
-                if word & DirectAnswer.close != 0 { c.closeAfterFlush = true }
+                c.state.facts.lent = false
+                c.state.answered(closes: word & DirectAnswer.close != 0)
                 return true
             }
             guard waiting, word & DirectAnswer.nudge == 0, word & DirectAnswer.stateMask != 0 else { return false }
@@ -167,7 +165,7 @@ extension EventLoop {
     /// written right now is waited for (a few microseconds: the socket does not block): closing
     /// the descriptor under it could send it to the next connection given that number.
     func takeBackDirectAnswer(_ c: Connection) {
-        guard c.armed else { return }
+        guard c.state.facts.lent else { return }
         var word = c.handoff.load(ordering: .sequentiallyConsistent)
         while true {
             switch word & DirectAnswer.stateMask {
@@ -182,21 +180,20 @@ extension EventLoop {
                 // Sent (the caller is closing; the exchange is over) or already handed back.
                 c.handoff.store(0, ordering: .sequentiallyConsistent)
             }
-            c.armed = false
+            c.state.facts.lent = false
             return
         }
     }
 
     /// The rest of an answer the socket did not take whole, queued in order before anything else.
     func finishDirectAnswer(_ c: Connection, sequence: UInt64, rest: OutboundQueue, close: Bool) {
-        guard !c.closed, c.armed, c.awaiting, c.sequence == sequence else { return }
-        c.armed = false
-        c.awaiting = false
+        guard c.state.facts.lent, c.state.awaitedFraming(sequence) != nil else { return }
+        c.state.facts.lent = false
+        c.state.answered(closes: close)
         for segment in rest.segments.indices {
             let bytes = rest.segments[segment]
             c.outbound.append(segment == 0 ? Array(bytes[rest.offset...]) : bytes)
         }
-        if close { c.closeAfterFlush = true }
         service(c)
     }
 }

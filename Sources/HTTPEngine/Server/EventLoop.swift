@@ -29,6 +29,8 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     }
 
     let core: ServerCore
+    /// This loop's place among the server's, `0..<ioThreads` (`HTTPResponder.loopIndex`).
+    let index: Int
     private let epfd: Int32
     private let linux: Epoll.Functions
     private let wakeFD: Int32
@@ -58,10 +60,11 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     static let writeCoalesce = 64 << 10
     static let streamPullBytes = 256 << 10
 
-    init(core: ServerCore, listenFD: Int32) throws(HTTPServerError) {
+    init(core: ServerCore, index: Int, listenFD: Int32) throws(HTTPServerError) {
         guard let linux = Epoll.functions else { throw .system("dlsym(epoll)", ENOSYS) }
         self.linux = linux
         self.core = core
+        self.index = index
         self.listenFD = listenFD
         epfd = linux.create1(Epoll.CLOEXEC)
         guard epfd >= 0 else { throw .system("epoll_create1", errno) }
@@ -118,7 +121,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             drainCommands()
             // After the commands: an answer delivered from another thread may have let a pipelined
             // request run, and what it left pending must not wait for the next event.
-            core.handler.eventLoopWillWait()
+            endIteration()
             if let deadline = shutdownDeadline, connectionCount == 0 || now >= deadline { break }
             var wait = max(0, nextSweep - now)
             if let until = acceptPausedUntil { wait = min(wait, max(0, until - now)) }
@@ -152,10 +155,10 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
                     continue
                 }
                 if flags & (Epoll.IN | Epoll.HUP) != 0 {
-                    if c.readClosed && flags & Epoll.HUP != 0 { close(c); continue }
+                    if c.state.facts.readClosed && flags & Epoll.HUP != 0 { close(c); continue }
                     onReadable(c)
                 }
-                if !c.closed && flags & Epoll.OUT != 0 { service(c) }
+                if !c.state.isClosed && flags & Epoll.OUT != 0 { service(c) }
             }
             if let until = acceptPausedUntil, now >= until, listenFD >= 0 {
                 acceptPausedUntil = nil
@@ -182,6 +185,12 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         if listenFD >= 0 { _ = Glibc.close(listenFD); listenFD = -1 }
         _ = Glibc.close(wakeFD)
         _ = Glibc.close(epfd)
+    }
+
+    /// The iteration's last step before the loop waits: the handler finishes what this loop's
+    /// requests left pending (the server commits their journal appends as one group).
+    private func endIteration() {
+        core.handler.eventLoopWillWait(loop: index)
     }
 
     /// One pass over the commands queued so far. Commands queued meanwhile wait for the next turn, after
@@ -213,23 +222,23 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             beginStream(ref.connection, sequence: sequence, stream: stream, status: status, headers: headers)
         case .streamReady(let ref, let stream):
             let c = ref.connection
-            if !c.closed && c.stream === stream { service(c) }
+            if c.stream === stream { service(c) }
         case .streamsReady(let streams):
             for stream in streams {
                 let c = stream.connection.connection
-                if !c.closed && c.stream === stream { service(c) }
+                if c.stream === stream { service(c) }
             }
         case .closeStream(let ref, let stream):
             let c = ref.connection
-            if !c.closed && c.stream === stream { close(c) } else { stream.closeFromLoop() }
+            if c.stream === stream { close(c) } else { stream.closeFromLoop() }
         case .drainCheck(let stream):
             // A closed stream already ran its waiters; an idle one runs them now.
             stream.runDrainWaitersIfIdle()
         case .service(let ref):
-            if !ref.connection.closed { service(ref.connection) }
+            if !ref.connection.state.isClosed { service(ref.connection) }
         case .directAnswered(let ref):
             let c = ref.connection
-            if !c.closed && c.armed && finishDirectAnswerIfSent(c, waiting: false) { service(c) }
+            if !c.state.isClosed && c.state.facts.lent && finishDirectAnswerIfSent(c, waiting: false) { service(c) }
         case .directAnswerRest(let ref, let sequence, let rest, let close):
             finishDirectAnswer(ref.connection, sequence: sequence, rest: rest, close: close)
         case .adopt(let fd):
@@ -286,10 +295,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     /// A connection beyond `maxConnections`, read for one probe request (`dispatch` answers it
     /// only for a probe path).
     private func registerProbe(_ fd: Int32) {
-        let c = Connection(fd: fd, limits: core.limits, now: now)
-        c.counted = false
-        c.probeOnly = true
-        add(c)
+        add(Connection(fd: fd, limits: core.limits, now: now, facts: .init(counted: false, probeOnly: true)))
     }
 
     /// Puts `c` in the loop's table and starts reading it.
@@ -310,8 +316,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     }
 
     private func register(_ fd: Int32, refused: Bool) {
-        let c = Connection(fd: fd, limits: core.limits, now: now)
-        c.counted = !refused
+        let c = Connection(fd: fd, limits: core.limits, now: now, facts: .init(counted: !refused))
         add(c)
         if refused {
             refuse(c, .tooManyConnections("the server holds its maximum of \(core.configuration.maxConnections) connections"))
@@ -327,29 +332,28 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     static let outboundHighWater = 256 << 10
 
     private func canProcess(_ c: Connection) -> Bool {
-        !c.awaiting && c.stream == nil && !c.closeAfterFlush && !c.lingering && !c.closed
-            && c.outbound.byteCount < Self.outboundHighWater
+        c.state.isReading && c.outbound.byteCount < Self.outboundHighWater
     }
 
     private func onReadable(_ c: Connection) {
-        guard !c.readClosed else { return }
+        guard !c.state.facts.readClosed else { return }
         let n = recv(c.fd, readBuffer.baseAddress, readBuffer.count, 0)
         // Usually the client's next request, after an answer another thread wrote: finish that
         // exchange first, so the request is parsed straight from the read buffer.
-        if c.armed && n >= 0 { _ = finishDirectAnswerIfSent(c, waiting: false) }
+        if c.state.facts.lent && n >= 0 { _ = finishDirectAnswerIfSent(c, waiting: false) }
         if n > 0 {
-            if c.lingering { return }
-            c.timer.exchanged(now: now)
+            if c.state.isLingering { return }
+            c.state.exchanged(now: now)
             let bytes = UnsafeBufferPointer(start: readBuffer.baseAddress?.assumingMemoryBound(to: UInt8.self), count: n)
             if c.inbound.isEmpty && canProcess(c) {
                 // Fast path: parse straight from the loop's buffer; only leftovers are copied.
                 let consumed = processInput(c, bytes)
-                if consumed < n && !c.closeAfterFlush && !c.closed {
+                if consumed < n && !c.state.closesAfterFlush && !c.state.isClosed {
                     c.inbound.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[consumed...]))
                 }
-            } else if !c.closeAfterFlush {
+            } else if !c.state.closesAfterFlush {
                 c.inbound.append(contentsOf: bytes)
-                if c.stream != nil && c.inbound.count > inboundCap {
+                if c.state.isStreaming && c.inbound.count > inboundCap {
                     close(c)
                     return
                 }
@@ -357,8 +361,8 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             service(c)
         } else if n == 0 {
             // FIN: a half-closed client still gets the answers to what it sent (RFC 9112 §9.6).
-            c.readClosed = true
-            if c.lingering || c.stream != nil {
+            c.state.facts.readClosed = true
+            if c.state.isLingering || c.state.isStreaming {
                 close(c)
                 return
             }
@@ -372,8 +376,8 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
 
     /// Feeds bytes to the parser and dispatches complete requests; returns how many bytes it consumed.
     private func processInput(_ c: Connection, _ buffer: UnsafeBufferPointer<UInt8>) -> Int {
-        c.processing = true
-        defer { c.processing = false }
+        c.state.facts.processing = true
+        defer { c.state.facts.processing = false }
         var pos = 0
         while canProcess(c) {
             let (n, event) = c.parser.parse(UnsafeBufferPointer(rebasing: buffer[pos...]))
@@ -399,22 +403,18 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     /// connection with its body unread (RFC 9110 §10.1.1, RFC 9112 §9.6).
     private func refusedFromHead(_ c: Connection) -> Bool {
         let head = c.parser.head
-        if c.probeOnly && !core.configuration.probePaths.contains(head.path) {
+        if c.state.facts.probeOnly && !core.configuration.probePaths.contains(head.path) {
             refuseBeyondLimit(c)
             return true
         }
-        c.sequence &+= 1
-        c.awaiting = true
-        c.currentIsHead = head.method == "HEAD"
-        c.currentKeepAlive = false
-        c.currentIsHTTP10 = head.version == .http1_0
-        let responder = HTTPResponder(loop: self, connection: ConnectionRef(connection: c), sequence: c.sequence,
-                                      framing: AnswerFraming(omitBody: c.currentIsHead, keepAlive: false, http10: c.currentIsHTTP10))
-        // An answer delivered during the call (`awaiting` cleared) is a refusal whatever was returned:
-        // a 100 Continue must not follow a final answer.
-        if core.handler.handleExpectation(head, responder) || !c.awaiting { return true }
+        let framing = AnswerFraming(omitBody: head.method == "HEAD", keepAlive: false, http10: head.version == .http1_0)
+        let sequence = c.state.dispatch(framing)
+        let responder = HTTPResponder(loop: self, connection: ConnectionRef(connection: c), sequence: sequence, framing: framing)
+        // An answer delivered during the call (no longer awaiting) is a refusal whatever was
+        // returned: a 100 Continue must not follow a final answer.
+        if core.handler.handleExpectation(head, responder) || !c.state.isAwaiting { return true }
         responder.withdraw()
-        c.awaiting = false
+        c.state.withdraw()
         return false
     }
 
@@ -422,7 +422,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         let buffer = c.inbound
         c.inbound = []
         let consumed = buffer.withUnsafeBufferPointer { processInput(c, $0) }
-        if c.closed || c.closeAfterFlush { return }
+        if c.state.isClosed || c.state.closesAfterFlush { return }
         if consumed == 0 {
             c.inbound = buffer
         } else if consumed < buffer.count {
@@ -431,50 +431,45 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     }
 
     private func dispatch(_ c: Connection, _ request: HTTPRequest) {
-        if c.probeOnly && !core.configuration.probePaths.contains(request.path) { return refuseBeyondLimit(c) }
-        c.sequence &+= 1
-        c.awaiting = true
-        c.currentIsHead = request.method == "HEAD"
-        c.currentKeepAlive = request.keepAlive && !c.probeOnly  // a probe beyond the limit gets one answer
-        c.currentIsHTTP10 = request.version == .http1_0
-        let responder = HTTPResponder(loop: self, connection: ConnectionRef(connection: c), sequence: c.sequence,
-                                      framing: AnswerFraming(omitBody: c.currentIsHead, keepAlive: c.currentKeepAlive, http10: c.currentIsHTTP10))
+        if c.state.facts.probeOnly && !core.configuration.probePaths.contains(request.path) { return refuseBeyondLimit(c) }
+        let framing = AnswerFraming(omitBody: request.method == "HEAD",
+                                    keepAlive: request.keepAlive && !c.state.facts.probeOnly,  // a probe beyond the limit gets one answer
+                                    http10: request.version == .http1_0)
+        let sequence = c.state.dispatch(framing)
+        let responder = HTTPResponder(loop: self, connection: ConnectionRef(connection: c), sequence: sequence, framing: framing)
         core.handler.handle(request, responder)
     }
 
     // MARK: answering
 
     func deliver(_ c: Connection, sequence: UInt64, response: HTTPResponse) {
-        guard !c.closed, c.awaiting, c.sequence == sequence else { return }
+        guard let framing = c.state.awaitedFraming(sequence) else { return }
         takeBackDirectAnswer(c)
-        c.awaiting = false
-        let close = !c.currentKeepAlive || shutdownDeadline != nil
+        let close = !framing.keepAlive || shutdownDeadline != nil
         let userClose = encoder.encode(status: response.status, headers: response.headers, body: response.body,
-                                       omitBody: c.currentIsHead, close: close,
-                                       http10KeepAlive: c.currentIsHTTP10 && !close, into: &c.outbound)
-        if close || userClose { c.closeAfterFlush = true }
-        if !c.processing { service(c) }
+                                       omitBody: framing.omitBody, close: close,
+                                       http10KeepAlive: framing.http10 && !close, into: &c.outbound)
+        c.state.answered(closes: close || userClose)
+        if !c.state.facts.processing { service(c) }
     }
 
     func beginStream(_ c: Connection, sequence: UInt64, stream: HTTPStream, status: Int, headers: HTTPHeaders) {
-        guard !c.closed, c.awaiting, c.sequence == sequence else {
+        guard let framing = c.state.awaitedFraming(sequence) else {
             stream.closeFromLoop()
             return
         }
         takeBackDirectAnswer(c)
-        c.awaiting = false
-        let chunked = !c.currentIsHTTP10
-        let close = !c.currentKeepAlive || shutdownDeadline != nil
+        let chunked = !framing.http10
+        let close = !framing.keepAlive || shutdownDeadline != nil
         encoder.encodeStreamHead(status: status, headers: headers, chunked: chunked, close: close, into: &c.outbound)
-        if c.currentIsHead {
+        if framing.omitBody {
             stream.closeFromLoop()
-            if !chunked || close { c.closeAfterFlush = true }
+            c.state.answered(closes: !chunked || close)
         } else {
-            c.stream = stream
-            c.streamCloses = !chunked || close
+            c.startStreaming(stream, closes: !chunked || close)
             if shutdownDeadline != nil { stream.signalShutdown() }
         }
-        if !c.processing { service(c) }
+        if !c.state.facts.processing { service(c) }
     }
 
     private func refuse(_ c: Connection, _ error: HTTPParseError) {
@@ -487,7 +482,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         if error.slug == "too-many-connections" { headers.add("Retry-After", "1") }
         _ = encoder.encode(status: error.status, headers: headers, body: ResponseEncoder.problemBody(error),
                            omitBody: false, close: true, http10KeepAlive: false, into: &c.outbound)
-        c.closeAfterFlush = true
+        c.state.refused()
     }
 
     /// Moves a stream's queued chunks into the connection's output; ends the stream after its last chunk.
@@ -496,8 +491,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         for chunk in chunks { c.outbound.append(chunk) }  // framed by the stream (SharedChunk)
         if finish {
             if stream.chunked { c.outbound.append(ResponseEncoder.lastChunk) }
-            c.stream = nil
-            if c.streamCloses { c.closeAfterFlush = true }
+            c.streamEnded()
             stream.closeFromLoop()
         }
         return !chunks.isEmpty || finish
@@ -507,9 +501,9 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     func service(_ c: Connection) {
         // A lent socket whose answer went out is this loop's again; one still lent is asked to
         // say when it is, if something here waits on it.
-        if c.armed { _ = finishDirectAnswerIfSent(c, waiting: !c.inbound.isEmpty || c.readClosed) }
+        if c.state.facts.lent { _ = finishDirectAnswerIfSent(c, waiting: !c.inbound.isEmpty || c.state.facts.readClosed) }
         var rounds = 0
-        while !c.closed {
+        while !c.state.isClosed {
             rounds += 1
             if rounds > 64 {
                 enqueue(.service(ConnectionRef(connection: c)))
@@ -517,22 +511,22 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             }
             if canProcess(c) && !c.inbound.isEmpty { processBuffered(c) }
             var pulled = false
-            if let stream = c.stream, c.outbound.isEmpty { pulled = pullStream(c, stream) }
+            if c.outbound.isEmpty, let stream = c.stream { pulled = pullStream(c, stream) }
             if c.outbound.isEmpty && !pulled {
-                if c.closeAfterFlush { startClose(c); return }
+                if c.state.closesAfterFlush { startClose(c); return }
                 break
             }
             if !c.outbound.isEmpty {
                 flush(c)
-                if c.closed { return }
+                if c.state.isClosed { return }
                 if !c.outbound.isEmpty { break }
                 c.stream?.sent()
             }
-            if c.closeAfterFlush && c.outbound.isEmpty && c.stream == nil { startClose(c); return }
+            if c.state.closesAfterFlush && c.outbound.isEmpty { startClose(c); return }
         }
-        guard !c.closed else { return }
-        if !c.awaiting && c.stream == nil && c.outbound.isEmpty && !c.lingering {
-            if c.readClosed {
+        guard !c.state.isClosed else { return }
+        if (c.state.isReading || c.state.closesAfterFlush) && c.outbound.isEmpty {
+            if c.state.facts.readClosed {
                 close(c)
                 return
             }
@@ -540,17 +534,17 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
                 // As at the start of shutdown: a request already in the socket (sent after an
                 // answer another thread wrote) is read first, once, and answered with close,
                 // rather than reset by closing a socket with unread data (RFC 9112 §9.6).
-                if !c.readAtShutdown {
-                    c.readAtShutdown = true
+                if !c.state.facts.readAtShutdown {
+                    c.state.facts.readAtShutdown = true
                     onReadable(c)
-                    if c.closed || c.lingering { return }
+                    if c.state.isClosed || c.state.isLingering { return }
                     if !c.isIdle { return refuseBodyStillArriving(c) }
                 }
                 close(c)
                 return
             }
         }
-        updatePhase(c)
+        c.state.settleTimer(now: now, outboundEmpty: c.outbound.isEmpty, parser: c.parser.phase, inboundEmpty: c.inbound.isEmpty)
         updateInterest(c)
         armDirectAnswer(c)
     }
@@ -562,7 +556,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             let (sent, attempted) = writeOut(c)
             if sent > 0 {
                 c.outbound.consume(sent)
-                c.timer.exchanged(now: now)
+                c.state.exchanged(now: now)
                 if sent < attempted { return }
             } else {
                 let e = errno
@@ -622,62 +616,38 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     /// unread request does not turn our close into a reset that destroys the answer (RFC 9112 §9.6).
     private func startClose(_ c: Connection) {
         takeBackDirectAnswer(c)
-        if c.readClosed {
+        if c.state.facts.readClosed {
             close(c)
             return
         }
         _ = Glibc.shutdown(c.fd, Int32(SHUT_WR))
-        c.lingering = true
         c.inbound = []
-        if let stream = c.stream {
-            c.stream = nil
-            stream.closeFromLoop()
-        }
-        c.timer.enter(.lingering, now: now)
+        c.startLingering(now: now)?.closeFromLoop()
         updateInterest(c)
     }
 
-    /// Closes exactly once: the `closed` flag guards the descriptor, the table slot and the count.
+    /// Closes exactly once: the `closed` phase guards the descriptor, the table slot and the count.
     private func close(_ c: Connection) {
-        guard !c.closed else { return }
+        guard !c.state.isClosed else { return }
         takeBackDirectAnswer(c)
-        c.closed = true
+        let stream = c.close()
         _ = Glibc.close(c.fd)
         if Int(c.fd) < connections.count, connections[Int(c.fd)] === c { connections[Int(c.fd)] = nil }
         connectionCount -= 1
-        if c.counted { core.openConnections.subtract(1, ordering: .relaxed) }
-        if c.probeOnly { core.probeConnections.subtract(1, ordering: .relaxed) }
+        if c.state.facts.counted { core.openConnections.subtract(1, ordering: .relaxed) }
+        if c.state.facts.probeOnly { core.probeConnections.subtract(1, ordering: .relaxed) }
         c.inbound = []
         c.outbound.removeAll()
-        if let stream = c.stream {
-            c.stream = nil
-            stream.closeFromLoop()
-        }
+        stream?.closeFromLoop()
     }
 
     // MARK: deadlines and shutdown
 
-    private func updatePhase(_ c: Connection) {
-        let phase: ConnectionTimer.Phase
-        if c.lingering { phase = .lingering }
-        else if c.stream != nil { phase = .streaming }
-        else if c.awaiting { phase = .busy }
-        else if !c.outbound.isEmpty { phase = .writing }
-        else {
-            switch c.parser.phase {
-            case .body: phase = .body
-            case .head: phase = .head
-            case .idle: phase = c.inbound.isEmpty ? .idle : .head
-            }
-        }
-        c.timer.enter(phase, now: now)
-    }
-
     private func updateInterest(_ c: Connection) {
         var want: UInt32 = 0
         // A connection that cannot take its next request now reads on only up to `inboundCap`.
-        let waiting = c.awaiting || c.outbound.byteCount >= Self.outboundHighWater
-        if !c.readClosed && !(waiting && c.inbound.count >= inboundCap) { want |= Epoll.IN }
+        let waiting = c.state.isAwaiting || c.outbound.byteCount >= Self.outboundHighWater
+        if !c.state.facts.readClosed && !(waiting && c.inbound.count >= inboundCap) { want |= Epoll.IN }
         if !c.outbound.isEmpty { want |= Epoll.OUT }
         guard want != c.registeredEvents else { return }
         c.registeredEvents = want
@@ -691,7 +661,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     /// At shutdown, a request whose body is still on its way: the head alone may be refused now
     /// (a server that is draining refuses new work), rather than once a body that may never come is in.
     private func refuseBodyStillArriving(_ c: Connection) {
-        guard c.parser.phase == .body && !c.awaiting && !c.closeAfterFlush && !c.closed else { return }
+        guard c.parser.phase == .body && c.state.isReading else { return }
         if refusedFromHead(c) { service(c) }
     }
 
@@ -699,23 +669,22 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         for case let c? in connections {
             // A lent socket whose answer went out and whose client sent nothing since: the idle
             // timeout starts now.
-            if c.armed && finishDirectAnswerIfSent(c, waiting: false) { service(c) }
-            if c.closed { continue }
-            switch c.timer.expired(now: now, timeouts: core.timeouts) {
+            if c.state.facts.lent && finishDirectAnswerIfSent(c, waiting: false) { service(c) }
+            if c.state.isClosed { continue }
+            switch c.state.timer.expired(now: now, timeouts: core.timeouts) {
             case .none:
                 continue
             case .close:
-                if c.timer.phase == .idle || c.timer.phase == .connected {
+                if c.state.timer.phase == .idle || c.state.timer.phase == .connected {
                     // A request may have arrived since the loop last read: read it and answer it
                     // rather than reset it by closing a socket with unread data (RFC 9112 §9.6).
                     onReadable(c)
-                    if c.closed || c.lingering || !c.isIdle || c.timer.expired(now: now, timeouts: core.timeouts) != .close { continue }
+                    if c.state.isClosed || c.state.isLingering || !c.isIdle || c.state.timer.expired(now: now, timeouts: core.timeouts) != .close { continue }
                 }
                 close(c)
             case .requestTimeout:
                 c.inbound = []
-                c.awaiting = false
-                refuse(c, .requestTimeout(c.timer.phase == .body ? "the body did not arrive in time" : "the header block did not arrive in time"))
+                refuse(c, .requestTimeout(c.state.timer.phase == .body ? "the body did not arrive in time" : "the header block did not arrive in time"))
                 service(c)
             }
         }
@@ -733,16 +702,16 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             _ = Glibc.close(listenFD)
             listenFD = -1
         }
-        for case let c? in connections where !c.closed {
-            if c.armed && finishDirectAnswerIfSent(c, waiting: false) {
+        for case let c? in connections where !c.state.isClosed {
+            if c.state.facts.lent && finishDirectAnswerIfSent(c, waiting: false) {
                 service(c)
-                if c.closed || c.lingering { continue }
+                if c.state.isClosed || c.state.isLingering { continue }
             }
             if let stream = c.stream {
                 stream.signalShutdown()
                 continue
             }
-            if c.lingering {
+            if c.state.isLingering {
                 close(c)
                 continue
             }
@@ -751,7 +720,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
                 // busy): read it first, so it is answered, with close, rather than reset by
                 // closing a socket with unread data (RFC 9112 §9.6).
                 onReadable(c)
-                if c.closed || c.lingering { continue }
+                if c.state.isClosed || c.state.isLingering { continue }
                 if c.isIdle {
                     close(c)
                     continue

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+import SystemSupport
 #endif
 
 /// An HTTP/1.1 server on non-blocking sockets: `ioThreads` epoll loops, each with its own
@@ -57,7 +58,7 @@ public final class HTTPServer: Sendable {
                         port = bound
                     }
                     do throws(HTTPServerError) {
-                        loops.append(try EventLoop(core: core, listenFD: fd))
+                        loops.append(try EventLoop(core: core, index: index, listenFD: fd))
                     } catch {
                         if fd >= 0 { _ = Glibc.close(fd) }
                         throw error
@@ -81,7 +82,7 @@ public final class HTTPServer: Sendable {
         for (index, loop) in loops.enumerated() {
             running.enter()
             let group = running
-            Thread.startNamed("http-io-\(index)") {
+            NamedThread.start("http-io-\(index)") {
                 loop.run()
                 group.leave()
             }

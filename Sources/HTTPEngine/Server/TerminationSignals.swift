@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Synchronization
+import SystemSupport
 
 /// SIGTERM / SIGINT → a callback on an ordinary thread, through the self-pipe trick: the C handler only
 /// writes one byte (async-signal-safe); a watcher thread reads it and runs the callbacks.
@@ -20,7 +21,7 @@ enum TerminationSignals {
         let readFD = fds[0]
         writeFD = fds[1]
         _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
-        Thread.startNamed("http-signals") {
+        NamedThread.start("http-signals") {
             var byte: UInt8 = 0
             while true {
                 let n = read(readFD, &byte, 1)

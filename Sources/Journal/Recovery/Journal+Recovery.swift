@@ -1,6 +1,7 @@
 import Foundation
 import Dispatch
 import Synchronization
+import SystemSupport
 
 extension Journal {
     /// Reads every session's files: newest valid snapshot (or the previous one, see `warnings`) plus
@@ -67,7 +68,7 @@ extension Journal {
         let group = DispatchGroup()
         for w in 0..<workers {
             group.enter()
-            Thread.startNamed("journal-read-\(w)") {
+            NamedThread.start("journal-read-\(w)") {
                 var worker = SessionRecovery(disk: disk)
                 var outcomes: [SessionRecovery.Outcome] = []
                 outcomes.reserveCapacity(all.count / workers + 1)

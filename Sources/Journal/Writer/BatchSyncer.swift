@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Glibc
 import Synchronization
+import SystemSupport
 
 /// The `batch` policy's background sync: at most one `syncfs` per interval, on its own thread, so the
 /// writer thread keeps writing (and completing appends) while the disk flushes.
@@ -34,7 +35,7 @@ final class BatchSyncer: Sendable {
     }
 
     func start() {
-        Thread.startNamed("journal-sync") { [self] in self.run() }
+        NamedThread.start("journal-sync") { [self] in self.run() }
     }
 
     /// Group `group` was written: sync within one interval.

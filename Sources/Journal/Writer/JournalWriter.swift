@@ -2,6 +2,7 @@ import Foundation
 import Dispatch
 import Glibc
 import Synchronization
+import SystemSupport
 
 /// The owner of every journal file descriptor: one group at a time, under `processLock`.
 ///
@@ -116,7 +117,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
 
     func start() {
         running.enter()
-        Thread.startNamed("journal-writer") { [self] in
+        NamedThread.start("journal-writer") { [self] in
             self.run()
             self.running.leave()
         }

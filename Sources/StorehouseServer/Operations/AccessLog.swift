@@ -2,6 +2,7 @@ import Foundation
 import HTTPEngine
 import StoreCore
 import Synchronization
+import SystemSupport
 
 /// One line per request on standard output: time, method, path (never the query,
 /// which may carry `access_token`), status and duration.
@@ -20,7 +21,7 @@ public final class AccessLog: Sendable {
     public init(enabled: Bool) {
         self.enabled = enabled
         guard enabled else { return }
-        Thread.startNamed("access-log") { [weak self] in
+        NamedThread.start("access-log") { [weak self] in
             while let self {
                 Thread.sleep(forTimeInterval: 0.1)
                 self.flush()

@@ -1,10 +1,17 @@
 import Dispatch
 import Journal
-import Glibc
 
 /// The data directory as a ``SessionLog``: the ``Journal`` module does the bytes and the fsyncs.
 struct JournalLog: SessionLog {
     let journal: Journal
+    /// The event loops that appended in their current iteration (`Committer.eventLoop`).
+    let loops: LoopCommits
+
+    /// `eventLoops`: how many I/O threads the server runs (`HTTPServerConfiguration.ioThreads`).
+    init(journal: Journal, eventLoops: Int) {
+        self.journal = journal
+        loops = LoopCommits(loops: eventLoops)
+    }
 
     var completesInline: Bool { false }
 
@@ -12,25 +19,17 @@ struct JournalLog: SessionLog {
         journal.createSession(id: sessionID, meta: meta) { result in completion(result.mapError { $0 as any Error }) }
     }
 
-    func append(sessionID: String, records: [(version: Int, bytes: [UInt8])],
+    func append(sessionID: String, records: [(version: Int, bytes: [UInt8])], committer: Committer,
                 completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
-        // On an event loop the append waits for the loop's commit at the end of its iteration
-        // (`commitPending`), one group for everything the iteration appended; elsewhere the
-        // journal's writer thread is woken for it at once.
-        let later = CommitDuty.deferAppend()
-        CommitDuty.appending {
-            journal.append(session: sessionID, records: records, commitLater: later) { result in
-                let mapped = result.mapError { $0 as any Error }
-                // The journal answers some refusals (an invalid id) inside `append` itself, where
-                // the caller holds the session's lock: only such an answer moves to another thread.
-                // Every other completion runs as it comes, so the order the journal promises per
-                // session is kept.
-                if CommitDuty.isAppending {
-                    DispatchQueue.global().async { completion(mapped) }
-                } else {
-                    completion(mapped)
-                }
-            }
+        // An event loop's append waits for that loop's commit at the end of its iteration, one
+        // group for everything the iteration appended; any other waits for no one: the journal's
+        // writer thread is woken for it at once. The journal never runs `completion` inside
+        // `append` (the caller holds the session's lock), so every completion runs as it comes and
+        // the order the journal promises per session is kept.
+        var later = false
+        if case .eventLoop(let loop) = committer { later = loops.markPending(loop) }
+        journal.append(session: sessionID, records: records, commitLater: later) { result in
+            completion(result.mapError { $0 as any Error })
         }
     }
 
@@ -38,8 +37,11 @@ struct JournalLog: SessionLog {
         journal.afterGroupCompletes(body)
     }
 
-    func commitPending() {
-        CommitDuty.commitIfPending { journal.commit() }
+    func commit(loop: Int) {
+        // Under `batch` and `never` the group completes inside `commit()`, on this loop: an
+        // answer sent there may let a pipelined request run and append with `.eventLoop(loop)`
+        // again; that goes in another group before the loop waits.
+        while loops.takePending(loop) { journal.commit() }
     }
 
     func snapshot(sessionID: String, version: Int, bytes: [UInt8]) -> Bool {

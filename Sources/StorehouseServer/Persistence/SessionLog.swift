@@ -12,17 +12,20 @@ protocol SessionLog: Sendable {
     /// Makes the session's metadata durable; `completion` may run on another thread. No I/O thread
     /// waits for the disk: the creating request is answered from the completion.
     func create(sessionID: String, meta: [UInt8], completion: @escaping @Sendable (Result<Void, any Error>) -> Void)
-    /// `completion` never runs inside this call (unless `completesInline`, when it is not called): on the
-    /// journal's thread, or (without a sync to wait for) on this thread inside its next `commitPending()`.
-    func append(sessionID: String, records: [(version: Int, bytes: [UInt8])],
+    /// `committer` says who makes the append part of a group (`Committer`). `completion` never
+    /// runs inside this call (unless `completesInline`, when it is not called): on the journal's
+    /// thread, or (without a sync to wait for) on the committing loop inside its `commit(loop:)`.
+    func append(sessionID: String, records: [(version: Int, bytes: [UInt8])], committer: Committer,
                 completion: @escaping @Sendable (Result<Void, any Error>) -> Void)
     /// From an append's completion: runs `body` on the same thread once the completions the log
     /// is running now (the journal's group) have all run. Elsewhere, at once.
     func afterCompletions(_ body: @escaping @Sendable () -> Void)
-    /// Commits the appends this thread made since its last call as one group; called by each event
-    /// loop before it waits for more work. Never waits for a sync: under `--fsync always` the
-    /// journal's thread syncs and completes the group; otherwise it is written and completed here.
-    func commitPending()
+    /// Commits the appends made with `.eventLoop(loop)` since the loop's last call as one group;
+    /// called on event loop `loop` as the last step of each iteration, before it waits for more
+    /// work. Never waits for a sync: under `--fsync always` the journal's thread syncs and
+    /// completes the group; otherwise it is written and completed here, and what those
+    /// completions let run on this loop (a pipelined request) is committed before it returns.
+    func commit(loop: Int)
     /// Writes the session's state at `version`; true once it is on disk (false: it could not be
     /// written, and the records stay the session's only copy). An import is complete only then.
     @discardableResult
@@ -62,9 +65,9 @@ struct MemoryLog: SessionLog {
     func create(sessionID: String, meta: [UInt8], completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
         completion(.success(()))
     }
-    func append(sessionID: String, records: [(version: Int, bytes: [UInt8])],
+    func append(sessionID: String, records: [(version: Int, bytes: [UInt8])], committer: Committer,
                 completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {}
-    func commitPending() {}
+    func commit(loop: Int) {}
     func snapshot(sessionID: String, version: Int, bytes: [UInt8]) -> Bool { true }
     func delete(sessionID: String, completion: @escaping @Sendable () -> Void) { completion() }
     func close() {}

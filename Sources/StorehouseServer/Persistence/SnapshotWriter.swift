@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SystemSupport
 
 /// Runs the server's journal snapshots one at a time on a thread of its own, at a lower
 /// priority than the event loops (nice 10): encoding a million-entity state takes a core for a
@@ -35,7 +36,7 @@ final class SnapshotWriter: Sendable {
             return !q.running
         }
         guard start else { return }
-        Thread.startNamed("snapshot-writer") { [self] in drain() }
+        NamedThread.start("snapshot-writer") { [self] in drain() }
     }
 
     /// Returns once every job submitted before this call has run.

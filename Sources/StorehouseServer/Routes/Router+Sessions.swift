@@ -239,7 +239,7 @@ extension Router {
     }
 
     /// `POST /sessions/{id}/actions`: one FSA or a batch of them.
-    func postActions(_ session: Session, _ exchange: Exchange) {
+    func postActions(_ session: Session, _ exchange: Exchange, committer: Committer) {
         let request = exchange.request
         // Memory budget: the parsed actions count from here; once applied the session holds them.
         let budget = registry.context.memoryBudget
@@ -278,7 +278,8 @@ extension Router {
             idempotency = (key, SHA256.hash(Self.canonicalBody(request.body)))
         }
         let minimal = Self.prefersMinimal(request)
-        session.submit(ActionSubmission(records: records, ifMatch: ifMatch, idempotency: idempotency, minimal: minimal)) { response in
+        session.submit(ActionSubmission(records: records, ifMatch: ifMatch, idempotency: idempotency, minimal: minimal),
+                       committer: committer) { response in
             exchange.send(response)
         }
     }

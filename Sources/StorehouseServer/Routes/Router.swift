@@ -9,7 +9,7 @@ import StoreKinds
 /// It runs on the engine's I/O thread. Everything it does there is short — parse
 /// a body, take a session's lock, apply one reducer, encode the answer — and an
 /// answer that must wait for the journal is sent once the loop commits its
-/// iteration's appends (`eventLoopWillWait`), or from the journal's thread
+/// iteration's appends (`eventLoopWillWait(loop:)`, the loop's last step), or from the journal's thread
 /// once they are synced. Larger work (a big batch, a big state's encoding, a
 /// load) runs on the `OffLoopPool` and answers from there (`isCostly`).
 final class Router: HTTPHandler {
@@ -38,9 +38,10 @@ final class Router: HTTPHandler {
         offLoopStateBytes = registry.context.offLoopStateBytes
     }
 
-    /// The loop's appends of this iteration go to the journal as one group.
-    func eventLoopWillWait() {
-        registry.context.log.commitPending()
+    /// The last step of loop `loop`'s iteration: the appends its requests made (with
+    /// `Committer.eventLoop(loop)`) go to the journal as one group.
+    func eventLoopWillWait(loop: Int) {
+        registry.context.log.commit(loop: loop)
     }
 
     /// The engine's own refusals are answers too: counted, logged, and readable by a browser.
@@ -125,20 +126,23 @@ final class Router: HTTPHandler {
             // Off the event loop, a session's requests run in its lane (`OffLoopPool`), one at a
             // time in arrival order: those whose work is large, those behind one, and those
             // already off the loop (a session just loaded). The rest run here.
+            // Here the loop commits what the request appends, at the end of its iteration;
+            // off the loop the append wakes the journal's writer.
             if !onLoop || session.lane.isBusy || isCostly(endpoint, exchange, on: session) {
-                return registry.context.offLoop.run(in: session.lane) { [self] in serve(endpoint, of: session, exchange) }
+                return registry.context.offLoop.run(in: session.lane) { [self] in serve(endpoint, of: session, exchange, committer: .journalWriter) }
             }
-            serve(endpoint, of: session, exchange)
+            serve(endpoint, of: session, exchange, committer: .eventLoop(exchange.responder.loopIndex))
         }
     }
 
-    private func serve(_ endpoint: SessionEndpoint, of session: Session, _ exchange: Exchange) {
+    /// `committer`: who commits what the request appends (`.eventLoop` only on that loop's thread).
+    private func serve(_ endpoint: SessionEndpoint, of session: Session, _ exchange: Exchange, committer: Committer) {
         switch endpoint {
         case .read: exchange.send(JSONAnswer.ok(session.metadataJSON()))
         case .delete: deleteSession(session, exchange)
         case .readState: readState(session, exchange)
         case .readLog: readLog(session, exchange)
-        case .postActions: postActions(session, exchange)
+        case .postActions: postActions(session, exchange, committer: committer)
         case .openEvents: openEvents(session, exchange)
         case .export: exportSession(session, exchange)
         }

@@ -80,7 +80,7 @@ extension Session {
                                     let replay = Self.replayed(refusal)
                                     waiters.forEach { $0(replay) }
                                 },
-                                again: { [self] in submit(submission, reply: reply) }),
+                                again: { [self] in submit(submission, committer: .journalWriter, reply: reply) }),
                      version: decidedOn)
         lock.unlock()
     }
@@ -128,11 +128,13 @@ extension Session {
 
     /// Applies a request's actions (all or none) and calls `reply` exactly once with its answer:
     /// at once for a refusal or with the in-memory log, after the append completes otherwise.
-    func submit(_ submission: ActionSubmission, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+    /// `committer`: who commits the append (`.eventLoop(N)` only on loop N's thread).
+    func submit(_ submission: ActionSubmission, committer: Committer = .journalWriter, reply: @escaping @Sendable (HTTPResponse) -> Void) {
         // Requests moved off the event loop came first (a big batch): this one, from a loop or an
-        // effect, applies after them, and no thread waits on the lock while they run.
+        // effect, applies after them, and no thread waits on the lock while they run. Off its
+        // loop, the append wakes the journal's writer itself.
         if lane.mustQueue {
-            return context.offLoop.run(in: lane) { [self] in submit(submission, reply: reply) }
+            return context.offLoop.run(in: lane) { [self] in submit(submission, committer: .journalWriter, reply: reply) }
         }
         lock.lock()
         // Refused here, under the lock, and not only by the router: a client's action that passed
@@ -249,7 +251,7 @@ extension Session {
             return (version: change.version,
                     bytes: RecordCoding.journalRecord(change.action, mark: isLast ? mark : nil, refusals: isLast ? carried.refusals : []))
         }
-        context.log.append(sessionID: id, records: journalRecords) { [self, pending] result in
+        context.log.append(sessionID: id, records: journalRecords, committer: committer) { [self, pending] result in
             appendAnswered(result, epoch: appendEpoch, pending)
         }
         lock.unlock()

@@ -17,7 +17,7 @@ final class HeldLog: SessionLog, @unchecked Sendable {  // `held` is only touche
         completion(.success(()))
     }
 
-    func append(sessionID: String, records: [(version: Int, bytes: [UInt8])],
+    func append(sessionID: String, records: [(version: Int, bytes: [UInt8])], committer: Committer,
                 completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
         lock.withLock { held.append(completion) }
         appended.signal()
@@ -40,7 +40,7 @@ final class HeldLog: SessionLog, @unchecked Sendable {  // `held` is only touche
         }
     }
 
-    func commitPending() {}
+    func commit(loop: Int) {}
     /// How many snapshots the session handed over.
     let snapshots = Atomic<Int>(0)
 
