@@ -158,9 +158,9 @@ final class EventRoutesTests: XCTestCase {
         func submit(_ source: ActionSource) -> HTTPResponse? {
             let answered = Mutex<HTTPResponse?>(nil)
             let record = ActionRecord(type: "counter/incrTapped", payload: nil, meta: nil, at: SessionContext.wallClock(), source: source)
-            session.submit(ActionSubmission(records: [record], ifMatch: nil, idempotency: nil, minimal: true)) { response in
+            session.submit(ActionSubmission(records: [record], ifMatch: nil, idempotency: nil, minimal: true), replyTo: .handler { response in
                 answered.withLock { $0 = response }
-            }
+            })
             return answered.withLock { $0 }
         }
         let refused = try XCTUnwrap(submit(.client))

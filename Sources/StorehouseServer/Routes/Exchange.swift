@@ -3,8 +3,8 @@ import HTTPEngine
 
 /// One request on its way to an answer: sends it once, and counts and logs it when it leaves.
 ///
-/// A class: the reply closures that carry it to the answer (a session's, a durable read's) hold
-/// one reference, where a struct's copy retained each of its eight references.
+/// A class: what carries it to the answer (a session's `ReplyTo`, a durable read) holds one
+/// reference, where a struct's copy retained each of its eight references.
 final class Exchange: Sendable {
     let request: HTTPRequest
     let responder: HTTPResponder
@@ -13,19 +13,30 @@ final class Exchange: Sendable {
     /// instant's arithmetic (128-bit attoseconds) cost ~400 instructions per answer, on the journal's
     /// thread for every durable POST.
     let started: UInt64
-    let metrics: Metrics
-    let accessLog: AccessLog
-    let now: @Sendable () -> Int64
+    /// The router: its metrics, access log and clock, one reference rather than three.
+    let router: Router
+    /// The path's second segment (a session's id, a problem's slug), as UTF-8 offsets in the path.
+    let nameRange: Range<Int>
+    /// The session id the path names, packed, when it is well-formed: what the registry looks up.
+    let key: PackedSessionID?
 
-    init(request: HTTPRequest, responder: HTTPResponder, route: Metrics.Route, started: UInt64, metrics: Metrics,
-         accessLog: AccessLog, now: @escaping @Sendable () -> Int64) {
+    init(request: HTTPRequest, responder: HTTPResponder, route: Metrics.Route, started: UInt64, router: Router,
+         nameRange: Range<Int>, key: PackedSessionID?) {
         self.request = request
         self.responder = responder
         self.route = route
         self.started = started
-        self.metrics = metrics
-        self.accessLog = accessLog
-        self.now = now
+        self.router = router
+        self.nameRange = nameRange
+        self.key = key
+    }
+
+    /// The path's second segment as a string, made when asked: a request for a resident session
+    /// never asks (the registry looks up `key`).
+    var name: String {
+        request.withPathBytes { path in
+            nameRange.upperBound <= path.count ? String(decoding: UnsafeBufferPointer(rebasing: path[nameRange]), as: UTF8.self) : ""
+        }
     }
 
     func send(_ response: HTTPResponse) {
@@ -54,9 +65,9 @@ final class Exchange: Sendable {
 
     func record(status: Int) {
         let seconds = Double(Self.monotonicNanos() &- started) / 1e9
-        metrics.recordRequest(route: route, method: request.method, status: status, seconds: seconds)
-        if accessLog.enabled {
-            accessLog.record(method: request.method, path: request.path, status: status, seconds: seconds, now: now())
+        router.metrics.recordRequest(route: route, method: request.method, status: status, seconds: seconds)
+        if router.accessLog.enabled {
+            router.accessLog.record(method: request.method, path: request.path, status: status, seconds: seconds, now: router.registry.context.now())
         }
     }
 }

@@ -70,7 +70,8 @@ extension Router {
     /// A fork: a new session whose state is session `id`'s at `version` (its newest durable one
     /// when nil), proved by that session's token or the admin token (docs/API.md "Operators").
     private func forkSession(from id: String, at version: Int?, kind kindName: String?, ttlSeconds: Int, _ exchange: Exchange) {
-        guard let credential = authorizeUnloaded(exchange.request, id: id, allowQueryToken: false,
+        let key = Secrets.isWellFormedID(id) ? PackedSessionID(id) : nil
+        guard let credential = authorizeUnloaded(exchange.request, key: key, allowQueryToken: false,
                                                  missing: "a fork needs Authorization: Bearer <the token of the session it forks>",
                                                  wrong: "the token is not that of the session to fork", exchange) else { return }
         // Marked used, so the sweep leaves a resident origin so.
@@ -279,9 +280,7 @@ extension Router {
         }
         let minimal = Self.prefersMinimal(request)
         session.submit(ActionSubmission(records: records, ifMatch: ifMatch, idempotency: idempotency, minimal: minimal),
-                       committer: committer) { response in
-            exchange.send(response)
-        }
+                       committer: committer, replyTo: .client(exchange))
     }
 
     /// `Prefer: return=minimal` (RFC 7240 §4.2): the answer is the patches, not the state.

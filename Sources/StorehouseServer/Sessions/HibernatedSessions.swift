@@ -45,6 +45,8 @@ struct HibernatedSessions {
     /// Asked of every session request (`Router.handle`): with none hibernated, the id is not parsed.
     func contains(_ id: String) -> Bool { !records.isEmpty && (PackedSessionID(id).map { records[$0] != nil } ?? false) }
 
+    func contains(_ key: PackedSessionID) -> Bool { !records.isEmpty && records[key] != nil }
+
     /// Adds (or replaces) `summary`; false, and nothing added, when its id or token hash does not
     /// fit a record (the session then stays resident).
     @discardableResult

@@ -19,9 +19,9 @@ struct ReplayPlan {
 }
 
 /// What an applied request still owes once its actions are durable: publication, its
-/// answer, its effects, and the bookkeeping a refused request must not leave behind. A class:
-/// the journal's completion and the machine's commands refer to it without copying its fields.
-final class PendingAppend: Sendable {
+/// answer, its effects, and the bookkeeping a refused request must not leave behind. A value:
+/// held by the feed that applied it in memory (no allocation), or by the journal's completion.
+struct PendingAppend: Sendable {
     let request: RequestID
     let first: Int
     let last: Int
@@ -31,25 +31,10 @@ final class PendingAppend: Sendable {
     let effects: [PendingEffect]
     let source: ActionSource
     let at: Int64
-    let reply: @Sendable (HTTPResponse) -> Void
+    /// Where the request's answer goes when the machine says `.reply(request, …)`.
+    let reply: ReplyTo
     /// The kept refusals its last record carries to the journal.
-    let carriedRefusals: [String]
-
-    init(request: RequestID, first: Int, last: Int, outputs: [(Int, StoreOutput)], idempotencyKey: String?, answer: HTTPResponse,
-         effects: [PendingEffect], source: ActionSource, at: Int64, reply: @escaping @Sendable (HTTPResponse) -> Void,
-         carriedRefusals: [String] = []) {
-        self.request = request
-        self.first = first
-        self.last = last
-        self.outputs = outputs
-        self.idempotencyKey = idempotencyKey
-        self.answer = answer
-        self.effects = effects
-        self.source = source
-        self.at = at
-        self.reply = reply
-        self.carriedRefusals = carriedRefusals
-    }
+    var carriedRefusals: [String] = []
 }
 
 /// An append the journal answered, waiting to be settled with the rest of its group.
@@ -64,24 +49,16 @@ extension Session {
     /// a version a rollback takes back, it is decided again (the request submitted anew), since
     /// its `currentVersion` or its reason may no longer hold. With `keep`, the refusal is the
     /// request's Idempotency-Key's first answer (`keepRefusalLocked`). Called with the lock held; unlocks.
-    private func refuseWhenDurableLocked(_ submission: ActionSubmission, _ reply: @escaping @Sendable (HTTPResponse) -> Void,
-                                         _ refusal: HTTPResponse, keep: Bool = false) {
+    private func refuseWhenDurableLocked(_ submission: ActionSubmission, _ reply: ReplyTo, _ refusal: HTTPResponse, keep: Bool = false) {
         let decidedOn = store.version
         let durable = decidedOn <= durableVersion
         let kept = keep && keepRefusalLocked(submission, refusal, decidedOn: decidedOn, durable: durable)
         // A stuck head never gets here: `submit` refuses first.
         guard !durable else {
             lock.unlock()
-            return reply(refusal)
+            return reply.send(refusal, from: self)
         }
-        parkLocked(ParkedRead(answer: { [self] in
-                                    let waiters = kept ? lock.withLock { refusalBecameDurableLocked(submission) } : []
-                                    reply(refusal)
-                                    let replay = Self.replayed(refusal)
-                                    waiters.forEach { $0(replay) }
-                                },
-                                again: { [self] in submit(submission, committer: .journalWriter, reply: reply) }),
-                     version: decidedOn)
+        parkLocked(.refusal(ParkedRefusal(submission: submission, reply: reply, refusal: refusal, kept: kept)), version: decidedOn)
         lock.unlock()
     }
 
@@ -120,21 +97,21 @@ extension Session {
     }
 
     /// Marks a kept refusal durable once the head it was decided on is; returns its waiting repeats.
-    private func refusalBecameDurableLocked(_ submission: ActionSubmission) -> [@Sendable (HTTPResponse) -> Void] {
+    func refusalBecameDurableLocked(_ submission: ActionSubmission) -> [ReplyTo] {
         guard let key = submission.idempotency?.key, let entry = machine.ledger.entries[key], entry.refusal, !entry.durable else { return [] }
         machine.ledger.update(key) { $0.durable = true; $0.waiters = [] }
         return entry.waiters.compactMap { waitingRepeats.removeValue(forKey: $0) }
     }
 
-    /// Applies a request's actions (all or none) and calls `reply` exactly once with its answer:
+    /// Applies a request's actions (all or none) and sends its answer exactly once to `reply`:
     /// at once for a refusal or with the in-memory log, after the append completes otherwise.
     /// `committer`: who commits the append (`.eventLoop(N)` only on loop N's thread).
-    func submit(_ submission: ActionSubmission, committer: Committer = .journalWriter, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+    func submit(_ submission: ActionSubmission, committer: Committer = .journalWriter, replyTo reply: ReplyTo) {
         // Requests moved off the event loop came first (a big batch): this one, from a loop or an
         // effect, applies after them, and no thread waits on the lock while they run. Off its
         // loop, the append wakes the journal's writer itself.
         if lane.mustQueue {
-            return context.offLoop.run(in: lane) { [self] in submit(submission, committer: .journalWriter, reply: reply) }
+            return context.offLoop.run(in: lane) { [self] in submit(submission, committer: .journalWriter, replyTo: reply) }
         }
         lock.lock()
         // Refused here, under the lock, and not only by the router: a client's action that passed
@@ -143,7 +120,7 @@ extension Session {
         // subscribers would get `end` without that change. Effects still feed back while draining.
         if !deleted, context.readiness.isDraining, submission.records.first?.source == .client, let problem = context.readiness.problem {
             lock.unlock()
-            return reply(Readiness.refusal(problem).response())
+            return reply.send(Readiness.refusal(problem).response(), from: self)
         }
         let now = context.now()
         let request = requestIDLocked()
@@ -172,7 +149,8 @@ extension Session {
         guard submission.records.count <= context.history else {
             // A longer batch could not be rolled back from history if the journal refused it.
             lock.unlock()
-            return reply(Problem(422, "batch-too-large", "a batch holds at most \(context.history) action\(context.history == 1 ? "" : "s") (--history)").response())
+            return reply.send(Problem(422, "batch-too-large", "a batch holds at most \(context.history) action\(context.history == 1 ? "" : "s") (--history)").response(),
+                              from: self)
         }
 
         // Each action carries its time; versions never go back in time (API.md "Conventions").
@@ -198,7 +176,7 @@ extension Session {
         let effects = store.takePendingEffects()
         guard let first = changes.first?.version, let last = changes.last?.version else {
             lock.unlock()
-            return reply(Problem(422, "empty-batch", "a batch must hold at least one action").response())
+            return reply.send(Problem(422, "empty-batch", "a batch must hold at least one action").response(), from: self)
         }
         lastActionAt = records[records.count - 1].at
         var weight = 0
@@ -236,16 +214,19 @@ extension Session {
         settleBudgetLocked()  // memory budget: the history and answers this write added
         let inline = context.log.completesInline
         let carried = inline || refusalsToJournal.isEmpty ? (keys: [], refusals: []) : refusalsToCarryLocked()
-        let pending = PendingAppend(request: request, first: first, last: last, outputs: changes.flatMap { change in change.outputs.map { (change.version, $0) } },
-                                    idempotencyKey: mark?.key, answer: answer, effects: effects,
-                                    source: records[0].source, at: lastActionAt, reply: reply, carriedRefusals: carried.keys)
-
-        let appendEpoch = feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: inline, weight: weight),
-                                     pending: inline ? pending : nil, into: &after).epoch
+        let pendingAppend = PendingAppend(request: request, first: first, last: last,
+                                          outputs: changes.flatMap { change in change.outputs.map { (change.version, $0) } },
+                                          idempotencyKey: mark?.key, answer: answer, effects: effects,
+                                          source: records[0].source, at: lastActionAt, reply: reply, carriedRefusals: carried.keys)
         if inline {
+            // Durable as applied: the feed reads the append in place and answers it.
+            var pending: PendingAppend? = consume pendingAppend
+            feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: true, weight: weight), pending: &pending, into: &after)
             lock.unlock()
             return after.run(self)
         }
+        let pending = pendingAppend
+        let appendEpoch = feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: false, weight: weight), into: &after).epoch
         let journalRecords = changes.enumerated().map { index, change in
             let isLast = index == changes.count - 1
             return (version: change.version,
@@ -296,15 +277,15 @@ extension Session {
     /// One append's outcome, fed to the machine; what it owes the clients goes to `after`, to
     /// run once the lock is let go, in the order a client would see it. True when it became durable.
     private func settleLocked(_ append: AnsweredAppend, into after: inout Afterwards) -> Bool {
-        let pending = append.pending
         let durableBefore = durableVersion
         var succeeded = false
         if case .success = append.result { succeeded = true }
-        let rolledBack = feedLocked(.appendAnswered(pending.request, versions: pending.first...pending.last, key: pending.idempotencyKey,
-                                                    epoch: append.epoch, durable: succeeded, head: store.version),
-                                    pending: pending, into: &after).rolledBack
+        let (request, versions, key) = (append.pending.request, append.pending.first...append.pending.last, append.pending.idempotencyKey)
+        var pending: PendingAppend? = append.pending
+        let rolledBack = feedLocked(.appendAnswered(request, versions: versions, key: key, epoch: append.epoch, durable: succeeded, head: store.version),
+                                    pending: &pending, into: &after).rolledBack
         if rolledBack, case .failure(let error) = append.result {
-            after.add(.log("session \(id): journal refused versions \(pending.first)...\(pending.last): \(error); rolled back to \(durableBefore)"))
+            after.add(.log("session \(id): journal refused versions \(versions.lowerBound)...\(versions.upperBound): \(error); rolled back to \(durableBefore)"))
         }
         return durableVersion > durableBefore
     }
@@ -540,30 +521,45 @@ extension Session {
             effectBegins()
             // The effect holds the session until it finishes; a deleted session refuses what it sends.
             Task { [self] in
-                await effect.run { type, payload in self.receiveFromEffect(type: type, payload: payload) }
+                await effect.run { type, payload in self.receiveFromEffect(EffectAction(type: type, payload: payload)) }
                 effectEnds()
             }
         }
     }
 
-    /// Feeds an effect's action back. A journal refusal (503) is retried 12 times, backing off from 25 ms to
-    /// at most 2 s (about 13 s in all):
-    /// losing the answer would leave the state waiting for it for good (e.g. a login in flight).
-    private func receiveFromEffect(type: String, payload: JSONValue?, attempt: Int = 0) {
-        let record = ActionRecord(type: type, payload: payload, meta: nil, at: context.now(), source: .effect)
+    /// Feeds an effect's action back; its answer comes to `effectAnswered`.
+    private func receiveFromEffect(_ action: EffectAction) {
+        let record = ActionRecord(type: action.type, payload: action.payload, meta: nil, at: context.now(), source: .effect)
         effectBegins()
-        submit(ActionSubmission(records: [record], ifMatch: nil, idempotency: nil, minimal: true)) { [self] response in
-            defer { effectEnds() }
-            guard response.status >= 400, response.status != 404 else { return }
-            guard response.status == 503, attempt < 12 else {
-                return ServerLog.error("session \(id): effect action \(type) answered \(response.status); dropped")
-            }
+        submit(ActionSubmission(records: [record], ifMatch: nil, idempotency: nil, minimal: true), replyTo: .effect(action))
+    }
+
+    /// The answer to an action an effect fed back: done, retried later, or dropped, as
+    /// `EffectRetry` (SessionCore) rules; the host only maps the answer and runs the step.
+    func effectAnswered(_ action: EffectAction, _ response: HTTPResponse) {
+        defer { effectEnds() }
+        let answer: EffectRetry.Answer = switch response.status {
+        case ..<400: .applied
+        case 404: .gone
+        case 503: .unavailable
+        default: .refused
+        }
+        switch Self.effectRetry.next(after: answer, attempt: action.attempt) {
+        case .done:
+            return
+        case .drop:
+            ServerLog.error("session \(id): effect action \(action.type) answered \(response.status); dropped")
+        case .retry(let delay):
             effectBegins()
+            let retry = EffectAction(type: action.type, payload: action.payload, attempt: action.attempt + 1)
             Task { [self] in
-                try? await Task.sleep(for: .milliseconds(min(2_000, 25 << attempt)))
-                receiveFromEffect(type: type, payload: payload, attempt: attempt + 1)
+                try? await Task.sleep(for: delay)
+                receiveFromEffect(retry)
                 effectEnds()
             }
         }
     }
+
+    /// 12 retries from 25 ms, doubling up to 2 s: about 13 s in all.
+    static let effectRetry = EffectRetry()
 }

@@ -1,19 +1,27 @@
-/// A read of the head (or a refusal decided on it) made while the head was not durable yet:
-/// answered once it is.
-/// Held by the session under an id (`Session.parkedReads`); the machine parks the id with the
-/// version it waits for, and its commands name it.
-final class ParkedRead: Sendable {
-    let answer: @Sendable () -> Void
-    /// Reads again: the version was rolled back, and its number will name another action.
-    let again: @Sendable () -> Void
-    /// Answers a problem instead (the read waited past the deadline); nil for a refusal, which
-    /// waits on (an Idempotency-Key may keep it).
-    let refuse: (@Sendable (Problem) -> Void)?
+extension Session {
+    /// The head a parked read waited for is durable.
+    func answerParked(_ read: ParkedRead) {
+        switch read {
+        case .read(let read): read.answer()
+        case .refusal(let parked):
+            let waiters = parked.kept ? lock.withLock { refusalBecameDurableLocked(parked.submission) } : []
+            parked.reply.send(parked.refusal, from: self)
+            let replay = Self.replayed(parked.refusal)
+            for waiter in waiters { waiter.send(replay, from: self) }
+        }
+    }
 
-    init(answer: @escaping @Sendable () -> Void, again: @escaping @Sendable () -> Void, refuse: (@Sendable (Problem) -> Void)? = nil) {
-        self.answer = answer
-        self.again = again
-        self.refuse = refuse
+    /// The version a parked read waited for was rolled back (or the session deleted, or the head stuck).
+    func readParkedAgain(_ read: ParkedRead) {
+        switch read {
+        case .read(let read): read.again()
+        case .refusal(let parked): submit(parked.submission, committer: .journalWriter, replyTo: parked.reply)
+        }
+    }
+
+    /// A parked read waited past the deadline: a read answers `problem`, a refusal waits on.
+    func refuseParked(_ read: ParkedRead, _ problem: Problem) {
+        if case .read(let read) = read { read.refuse(problem) }
     }
 }
 
@@ -48,7 +56,7 @@ extension Session {
             return answer()
         }
         let id = requestIDLocked()
-        parkedReads[id] = ParkedRead(answer: answer, again: { [self] in answerWhenDurable(exchange, read) }, refuse: { exchange.send($0) })
+        parkedReads[id] = .read(HeadRead(answer: answer, again: { [self] in answerWhenDurable(exchange, read) }, refuse: { exchange.send($0) }))
         var after = Afterwards()
         feedLocked(.read(id, version: version, head: store.version, at: .now), into: &after)
         lock.unlock()

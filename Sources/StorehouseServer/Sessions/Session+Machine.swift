@@ -4,7 +4,7 @@ import StoreCore
 
 /// What the machine's commands owe once the session's lock is let go, in order.
 enum AfterSettling {
-    case answer(@Sendable (HTTPResponse) -> Void, HTTPResponse)
+    case answer(ReplyTo, HTTPResponse)
     case effects([PendingEffect])
     case read(ParkedRead)
     case readAgain(ParkedRead)
@@ -17,7 +17,7 @@ enum AfterSettling {
 /// The steps owed after unlocking. The first answer is held apart from the list, so the one
 /// answer of a POST costs no allocation.
 struct Afterwards {
-    private var first: (reply: @Sendable (HTTPResponse) -> Void, response: HTTPResponse)?
+    private var first: (reply: ReplyTo, response: HTTPResponse)?
     private var steps: [AfterSettling] = []
 
     mutating func add(_ step: AfterSettling) {
@@ -30,14 +30,14 @@ struct Afterwards {
 
     /// Runs the steps in order; called without the lock.
     func run(_ session: Session) {
-        if let first { first.reply(first.response) }
+        if let first { first.reply.send(first.response, from: session) }
         for step in steps {
             switch step {
-            case .answer(let reply, let response): reply(response)
+            case .answer(let reply, let response): reply.send(response, from: session)
             case .effects(let effects): session.start(effects)
-            case .read(let read): read.answer()
-            case .readAgain(let read): read.again()
-            case .refuse(let read, let problem): read.refuse?(problem)
+            case .read(let read): session.answerParked(read)
+            case .readAgain(let read): session.readParkedAgain(read)
+            case .refuse(let read, let problem): session.refuseParked(read, problem)
             case .log(let line): ServerLog.error(line)
             case .end(let stream, let reason):
                 _ = stream.write(EventFrames.end(reason: reason))
@@ -75,8 +75,8 @@ extension Session {
     /// go to `commandBuffer`, lent to each feed and given back: a feed allocates nothing, and a
     /// command (a few words, no references) costs a store.
     @discardableResult
-    func feedLocked(_ event: consuming Machine.Event, pending: PendingAppend? = nil,
-                    submitting: (request: RequestID, reply: @Sendable (HTTPResponse) -> Void)? = nil, key: String? = nil,
+    func feedLocked(_ event: consuming Machine.Event, pending: inout PendingAppend?,
+                    submitting: (request: RequestID, reply: ReplyTo)? = nil, key: String? = nil,
                     into after: inout Afterwards) -> Fed {
         // A feed runs inside another's commands when a publication follows `madeDurable`: it
         // borrows the second buffer, so a session with streams allocates nothing either.
@@ -103,19 +103,21 @@ extension Session {
             case .append(_, let epoch):
                 fed.epoch = epoch
             case .madeDurable(_, let version):
-                guard let pending else { break }
-                if !pending.carriedRefusals.isEmpty {
+                // The append's fields are read in place (`pending?.…` of an `inout`): binding it would copy them all.
+                guard let at = pending?.at, let outputs = pending?.outputs else { break }
+                if let carriedRefusals = pending?.carriedRefusals, !carriedRefusals.isEmpty {
                     // A set: with the cache's 1,000 refusals pending, a list's `contains` made this a
                     // million comparisons under the session's lock.
-                    let carried = Set(pending.carriedRefusals)
+                    let carried = Set(carriedRefusals)
                     refusalsToJournal.removeAll(where: carried.contains)
                 }
-                publishLocked(through: version, outputs: pending.outputs, into: &after)
-                updatedAt = max(updatedAt, pending.at)
-                lifetime.touch(pending.at)  // an applied action, an effect's included, restarts the idle clock
-                context.metrics.recordActions(kind: kind.name, source: pending.source.rawValue, count: pending.last - pending.first + 1)
+                publishLocked(through: version, outputs: outputs, into: &after)
+                updatedAt = max(updatedAt, at)
+                lifetime.touch(at)  // an applied action, an effect's included, restarts the idle clock
+                let count = (pending?.last ?? 0) - (pending?.first ?? 0) + 1
+                context.metrics.recordActions(kind: kind.name, source: (pending?.source ?? .client).rawValue, count: count)
             case .reply(let request, let outcome):
-                let reply: (@Sendable (HTTPResponse) -> Void)?
+                let reply: ReplyTo?
                 if request == pending?.request {
                     reply = pending?.reply
                 } else if let submitting, request == submitting.request {
@@ -125,9 +127,9 @@ extension Session {
                     reply = waitingRepeats.removeValue(forKey: request)
                 }
                 guard let reply else { break }
-                after.add(.answer(reply, responseLocked(outcome, pending: pending, key: key)))
+                after.add(.answer(reply, responseLocked(outcome, answer: pending?.answer, key: key)))
             case .startEffects:
-                if let pending, !pending.effects.isEmpty { after.add(.effects(pending.effects)) }
+                if let effects = pending?.effects, !effects.isEmpty { after.add(.effects(effects)) }
             case .rollBack(let version):
                 fed.rolledBack = true
                 if rollbackLocked(to: version) { feedLocked(.rebuilt(now: context.now()), into: &after) }
@@ -146,6 +148,14 @@ extension Session {
         return fed
     }
 
+    /// `feedLocked` for an event about no append of this feed's caller.
+    @discardableResult
+    func feedLocked(_ event: consuming Machine.Event, submitting: (request: RequestID, reply: ReplyTo)? = nil, key: String? = nil,
+                    into after: inout Afterwards) -> Fed {
+        var none: PendingAppend?
+        return feedLocked(event, pending: &none, submitting: submitting, key: key, into: &after)
+    }
+
     /// Parks `read` until `version` is durable (or a rollback sends it back), under a fresh id.
     func parkLocked(_ read: ParkedRead, version: Int) {
         let id = requestIDLocked()
@@ -154,13 +164,13 @@ extension Session {
     }
 
     /// The HTTP answer of an outcome: the request's own, a first answer replayed, or a problem.
-    private func responseLocked(_ outcome: SessionOutcome, pending: PendingAppend?, key: String?) -> HTTPResponse {
+    private func responseLocked(_ outcome: SessionOutcome, answer: HTTPResponse?, key: String?) -> HTTPResponse {
         switch outcome {
         case .answer:
-            if let pending { return pending.answer }
+            if let answer { return answer }
         case .replayOf:
             // The request's own answer is the first answer, even if the ledger already let go of it.
-            if let pending { return Self.replayed(pending.answer) }
+            if let answer { return Self.replayed(answer) }
         case .replay:
             if let key, let entry = machine.ledger.entries[key] { return replayedAnswerLocked(entry) }
         default:

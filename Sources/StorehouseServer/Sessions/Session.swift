@@ -17,6 +17,8 @@ import Synchronization
 /// rebuilt at the last durable version and the waiting requests get 503.
 final class Session: @unchecked Sendable {  // every `var` below is read and written under `lock`
     let id: String
+    /// The id packed, the registry's key (`ResidentSessions`).
+    let key: PackedSessionID
     let kind: any StoreKind
     let tokenHash: [UInt8]
     let createdAt: Int64
@@ -53,9 +55,9 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var parkedReads: [RequestID: ParkedRead] = [:]
     /// The next request id; ids name the requests the machine answers.
     var nextRequestID: RequestID = 0
-    /// Idempotent repeats waiting on a request in flight, by request id: answered by the
-    /// machine's `.reply` once that request's fate is known.
-    var waitingRepeats: [RequestID: @Sendable (HTTPResponse) -> Void] = [:]
+    /// Idempotent repeats waiting on a request in flight: where each one's answer goes, by its
+    /// request id, looked up when the machine's `.reply` names it once the first request's fate is known.
+    var waitingRepeats: [RequestID: ReplyTo] = [:]
     var durability: Durability { machine.durability }
     /// The newest version whose actions are as durable as `--fsync` promises.
     var durableVersion: Int { durability.durableVersion }
@@ -131,6 +133,8 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     init(id: String, kind: any StoreKind, tokenHash: [UInt8], createdAt: Int64, store: any AnyStore, context: SessionContext,
          damaged: Bool = false, forkedFrom: ForkOrigin? = nil, ttlSeconds: Int = 0) {
         self.id = id
+        // Every id is well-formed (`Secrets.isWellFormedID`), so it packs; an empty key matches no request.
+        key = PackedSessionID(id) ?? PackedSessionID()
         self.forkedFrom = forkedFrom
         lifetime = SessionLifetime(ttlSeconds: ttlSeconds, lastActivity: createdAt)
         lastUsed = Atomic(context.now())

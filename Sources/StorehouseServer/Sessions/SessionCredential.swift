@@ -7,13 +7,15 @@
 /// ```
 enum SessionCredential: Sendable {
     case resident(Session)
-    case hibernated(SessionSummary)
+    /// A hibernated session's token's SHA-256: all of its summary a credential needs, and one
+    /// reference, so a credential copies as cheaply as the resident case.
+    case hibernated(tokenHash: [UInt8])
 
     /// Whether `token` is the session's, in constant time (`Secrets.constantTimeEqual`).
     func accepts(token: UnsafeBufferPointer<UInt8>) -> Bool {
         switch self {
         case .resident(let session): session.accepts(token: token)
-        case .hibernated(let summary): Secrets.constantTimeEqual(SHA256.hash(token), summary.tokenHash)
+        case .hibernated(let tokenHash): Secrets.constantTimeEqual(SHA256.hash(token), tokenHash)
         }
     }
 

@@ -19,9 +19,16 @@ extension SessionRegistry {
     /// authorized against this first, so one without the token never makes the server read a
     /// hibernated session's journal.
     func credential(_ id: String) -> SessionCredential? {
+        PackedSessionID(id).flatMap(credential)
+    }
+
+    /// `credential(_:)` by the packed id a request's path gave (`PackedSessionID(wellFormed:)`):
+    /// a resident session costs hashing the id's words, no string.
+    func credential(_ key: PackedSessionID) -> SessionCredential? {
         sessions.withLock { table in
-            if let session = table.byID[id] { return .resident(session) }
-            return table.hibernated.summary(of: id).map(SessionCredential.hibernated)
+            if let session = table.byID[key] { return .resident(session) }
+            guard table.hibernated.contains(key) else { return nil }
+            return table.hibernated.summary(of: key.string).map { SessionCredential.hibernated(tokenHash: $0.tokenHash) }
         }
     }
 
@@ -41,9 +48,13 @@ extension SessionRegistry {
     /// The session `id` if it is resident, marked used so the sweep leaves it so; nil when it is
     /// hibernated (or gone): a caller that must not block on the disk loads it elsewhere.
     func residentOnly(_ id: String) -> Session? {
+        PackedSessionID(id).flatMap(residentOnly)
+    }
+
+    func residentOnly(_ key: PackedSessionID) -> Session? {
         let now = context.now()
         return sessions.withLock { table in
-            guard let session = table.byID[id] else { return nil }
+            guard let session = table.byID[key] else { return nil }
             session.lastUsed.store(now, ordering: .relaxed)
             return session
         }

@@ -11,7 +11,7 @@ final class SessionRegistry: Sendable {
     /// The sessions by id, and their ids in order for the listing; one lock keeps the two alike.
     /// Internal for `SessionRegistry+Hibernation.swift`; touched only under `sessions`' lock.
     struct Table {
-        var byID: [String: Session] = [:]
+        var byID = ResidentSessions()
         var order = SessionIndex()
         /// Ids of imports under way: taken, though not yet served.
         var importing: Set<String> = []
@@ -28,7 +28,7 @@ final class SessionRegistry: Sendable {
         /// Whether the id is new (a session is otherwise replaced).
         @discardableResult
         mutating func insert(_ session: Session) -> Bool {
-            if let replaced = byID.updateValue(session, forKey: session.id) {
+            if let replaced = byID.insert(session) {
                 replaced.unlisted.store(true, ordering: .relaxed)
                 return false
             }
@@ -64,8 +64,13 @@ final class SessionRegistry: Sendable {
     /// Whether `id` names a hibernated session (its next request loads it).
     func isHibernated(_ id: String) -> Bool { sessions.withLock { $0.hibernated.contains(id) } }
 
+    /// The same by the packed id a request's path gave.
+    func isHibernated(_ key: PackedSessionID) -> Bool { sessions.withLock { $0.hibernated.contains(key) } }
+
     /// Whether `id` names a session, without loading it.
     func exists(_ id: String) -> Bool { sessions.withLock { $0.has(id) } }
+
+    func exists(_ key: PackedSessionID) -> Bool { sessions.withLock { $0.byID[key] != nil || $0.hibernated.contains(key) } }
 
     /// The session, loaded back from disk first when it is hibernated (blocks on the disk then);
     /// marks it used, so hibernation leaves it in memory (`SessionRegistry+Hibernation.swift`).
@@ -91,7 +96,7 @@ final class SessionRegistry: Sendable {
                     if listed.count < limit { listed.append(.hibernated(record)) }
                     return true
                 }
-                guard let session = byID[packed.string], kind == nil || session.kind.name == kind else { return false }
+                guard let session = byID[packed], kind == nil || session.kind.name == kind else { return false }
                 if listed.count < limit { listed.append(.resident(session)) }
                 return true
             }

@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// ```swift
 /// let pool = OffLoopPool(width: 2)
-/// pool.run(in: session.lane) { session.submit(submission, reply: reply) }
+/// pool.run(in: session.lane) { session.submit(submission, replyTo: .client(exchange)) }
 /// pool.run { encodeSnapshot() }  // no order to keep
 /// ```
 final class OffLoopPool: Sendable {
