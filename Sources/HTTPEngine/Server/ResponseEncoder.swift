@@ -33,12 +33,12 @@ struct ResponseEncoder {
 
     /// Head + body as output segments; one segment when the body is small so it leaves in one write.
     /// Returns whether the handler asked to close (`Connection: close`).
-    mutating func encode(status: Int, headers: HTTPHeaders, body: [UInt8], omitBody: Bool,
+    mutating func encode(status: Int, headers: HTTPHeaders, headersChecked: Bool = false, body: [UInt8], omitBody: Bool,
                          close: Bool, http10KeepAlive: Bool, into segments: inout OutboundQueue) -> Bool {
         var head = spareHead
         spareHead = []  // so `head` is its storage's only holder and is written in place
-        let encoded = Self.encode(status: status, headers: headers, body: body, omitBody: omitBody, close: close,
-                                  http10KeepAlive: http10KeepAlive, dateLine: dateLine, into: &head)
+        let encoded = Self.encode(status: status, headers: headers, headersChecked: headersChecked, body: body, omitBody: omitBody,
+                                  close: close, http10KeepAlive: http10KeepAlive, dateLine: dateLine, into: &head)
         segments.append(head)
         if let body = encoded.body { segments.append(body) }
         return encoded.userClose
@@ -57,10 +57,10 @@ struct ResponseEncoder {
 
     /// The head, with the body in it when it is small (one write), or the body apart; and whether
     /// the handler asked to close.
-    static func encode(status: Int, headers: HTTPHeaders, body: [UInt8], omitBody: Bool, close: Bool,
+    static func encode(status: Int, headers: HTTPHeaders, headersChecked: Bool = false, body: [UInt8], omitBody: Bool, close: Bool,
                        http10KeepAlive: Bool, dateLine: [UInt8]) -> (head: [UInt8], body: [UInt8]?, userClose: Bool) {
         var head: [UInt8] = []
-        let encoded = encode(status: status, headers: headers, body: body, omitBody: omitBody, close: close,
+        let encoded = encode(status: status, headers: headers, headersChecked: headersChecked, body: body, omitBody: omitBody, close: close,
                              http10KeepAlive: http10KeepAlive, dateLine: dateLine, into: &head)
         return (head, encoded.body, encoded.userClose)
     }
@@ -71,7 +71,10 @@ struct ResponseEncoder {
     /// 8 bytes of lengths where the wire needs 4, `": "` and CRLF), with raw copies: appending part
     /// by part cost ~1,000 instructions per answer. A dropped field, or a status other than 200 and
     /// 201 (sized at the longest status line), leaves room, which is cut off after.
-    static func encode(status: Int, headers: HTTPHeaders, body: [UInt8], omitBody: Bool, close: Bool,
+    ///
+    /// `headersChecked` (`HTTPResponse.checkHeaders`) says the fields were found safe and none of
+    /// the engine's own when the answer was built: they are written as they are.
+    static func encode(status: Int, headers: HTTPHeaders, headersChecked: Bool = false, body: [UInt8], omitBody: Bool, close: Bool,
                        http10KeepAlive: Bool, dateLine: [UInt8], into head: inout [UInt8]) -> (body: [UInt8]?, userClose: Bool) {
         let bodyAllowed = Self.allowsBody(status)
         let inline = bodyAllowed && !omitBody && body.count <= 16 << 10
@@ -98,22 +101,32 @@ struct ResponseEncoder {
             case 201: out.write(status201)
             default: out.write(statusLine(status))
             }
-            headers.forEachField { name, value in
-                switch Self.ownedField(name) {
-                case .connection:
-                    if Self.containsClose(value) { userClose = true }
-                case .owned:
-                    break
-                case .none:
-                    // A field that would split the response (CR/LF in a value, a name that is not
-                    // a token) is dropped.
-                    guard isSafe(name: name, value: value) else { break }
+            if headersChecked {
+                headers.forEachField { name, value in
                     out.write(name)
                     out.write(0x3A); out.write(0x20)
                     out.write(value)
                     out.write(0x0D); out.write(0x0A)
+                    return true
                 }
-                return true
+            } else {
+                headers.forEachField { name, value in
+                    switch Self.ownedField(name) {
+                    case .connection:
+                        if Self.containsClose(value) { userClose = true }
+                    case .owned:
+                        break
+                    case .none:
+                        // A field that would split the response (CR/LF in a value, a name that is not
+                        // a token) is dropped.
+                        guard isSafe(name: name, value: value) else { break }
+                        out.write(name)
+                        out.write(0x3A); out.write(0x20)
+                        out.write(value)
+                        out.write(0x0D); out.write(0x0A)
+                    }
+                    return true
+                }
             }
             out.write(dateLine)
             if hasLength {
@@ -234,6 +247,23 @@ struct ResponseEncoder {
         head.append(0x3A); head.append(0x20)
         head.append(contentsOf: value)
         head.append(0x0D); head.append(0x0A)
+    }
+
+    /// Whether every field may be written as it is (`HTTPResponse.checkHeaders`): each is safe
+    /// (`isSafe`) and none is the engine's own. One tight pass, the token table looked up once.
+    static func fieldsWritableAsIs(_ headers: HTTPHeaders) -> Bool {
+        let tokens = ASCII.tokenTable.utf8Start
+        return headers.withFieldBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let (name, value, next) = HTTPHeaders.field(in: bytes, at: offset)
+                guard !name.isEmpty, ownedField(name) == .none else { return false }
+                for b in name where tokens[Int(b)] != UInt8(ascii: "1") { return false }
+                guard ASCII.isFieldValue(value) else { return false }
+                offset = next
+            }
+            return true
+        }
     }
 
     static func isSafe(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Bool {
