@@ -437,7 +437,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
                                     http10: request.version == .http1_0)
         let sequence = c.state.dispatch(framing)
         let responder = HTTPResponder(loop: self, connection: ConnectionRef(connection: c), sequence: sequence, framing: framing)
-        core.handler.handle(request, responder)
+        core.handle(request, responder)
     }
 
     // MARK: answering
