@@ -81,12 +81,12 @@ struct ResponseEncoder {
         // RFC 9110 §8.6: no Content-Length in 1xx or 204, and in a 304 only the 200's length, which
         // the handler did not give (so none); for HEAD it is the GET body's length.
         let hasLength = status != 204 && status != 304 && status >= 200
-        let statusBytes = status == 200 ? status200.count : status == 201 ? status201.count : maxStatusLine
+        let statusBytes = status == 200 ? Line.status200.utf8CodeUnitCount : status == 201 ? Line.status201.utf8CodeUnitCount : maxStatusLine
         // A handler's `Connection: close` is dropped (at least 19 bytes: "Connection: close" CRLF)
         // where the engine's line (at most as long) is written: the count holds either way.
-        let connectionBytes = close ? connectionClose.count : http10KeepAlive ? connectionKeepAlive.count : 0
+        let connectionBytes = close ? Line.connectionClose.utf8CodeUnitCount : http10KeepAlive ? Line.connectionKeepAlive.utf8CodeUnitCount : 0
         let capacity = statusBytes + (headers.used - 4 * headers.count) + dateLine.count
-            + (hasLength ? contentLengthPrefix.count + ByteCursor.decimalDigits(body.count) + 2 : 0)
+            + (hasLength ? Line.contentLengthPrefix.utf8CodeUnitCount + ByteCursor.decimalDigits(body.count) + 2 : 0)
             + connectionBytes + 2 + (inline ? body.count : 0)
         var userClose = false
         // Sized by growing or cutting what `head` holds (it is written over): a head as long as
@@ -97,8 +97,8 @@ struct ResponseEncoder {
             let start = buffer.baseAddress.unsafelyUnwrapped
             var out = ByteCursor(start)
             switch status {
-            case 200: out.write(status200)
-            case 201: out.write(status201)
+            case 200: out.write(Line.status200)
+            case 201: out.write(Line.status201)
             default: out.write(statusLine(status))
             }
             if headersChecked {
@@ -130,14 +130,14 @@ struct ResponseEncoder {
             }
             out.write(dateLine)
             if hasLength {
-                out.write(contentLengthPrefix)
+                out.write(Line.contentLengthPrefix)
                 out.writeDecimal(body.count)
                 out.write(0x0D); out.write(0x0A)
             }
             if close || userClose {
-                out.write(connectionClose)
+                out.write(Line.connectionClose)
             } else if http10KeepAlive {
-                out.write(connectionKeepAlive)
+                out.write(Line.connectionKeepAlive)
             }
             out.write(0x0D); out.write(0x0A)
             if inline { out.write(body) }
@@ -295,6 +295,16 @@ struct ResponseEncoder {
         while shift >= 0 { out.append(hex[(n >> shift) & 0xF]); shift -= 4 }
     }
 
+    /// The fixed lines of every answer's head as literals: written from the binary's constants,
+    /// with no lazily made array to look up (a `swift_once` each) per answer.
+    enum Line {
+        static var status200: StaticString { "HTTP/1.1 200 OK\r\n" }
+        static var status201: StaticString { "HTTP/1.1 201 Created\r\n" }
+        static var contentLengthPrefix: StaticString { "Content-Length: " }
+        static var connectionClose: StaticString { "Connection: close\r\n" }
+        static var connectionKeepAlive: StaticString { "Connection: keep-alive\r\n" }
+    }
+
     static let http11: [UInt8] = Array("HTTP/1.1 ".utf8)
     /// The status lines of nearly every answer, ready-made.
     static let status200: [UInt8] = Array("HTTP/1.1 200 OK\r\n".utf8)
@@ -368,6 +378,10 @@ struct ByteCursor {
         guard let base = bytes.baseAddress else { return }
         at.initialize(from: base, count: bytes.count)
         at += bytes.count
+    }
+
+    @inline(__always) mutating func write(_ text: StaticString) {
+        write(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     @inline(__always) mutating func write(_ bytes: [UInt8]) {
