@@ -41,7 +41,7 @@ final class Exchange: Sendable {
 
     func send(_ response: HTTPResponse) {
         var response = response
-        CORS.addHeaders(for: request, to: &response.headers)
+        CORS.addHeaders(for: request, to: &response)
         // Counted before it leaves: the answer may be written to the socket inside `respond`,
         // and a client that has it must find it in /metrics.
         record(status: response.status)
