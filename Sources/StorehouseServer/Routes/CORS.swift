@@ -20,12 +20,22 @@ enum CORS {
     }
 
     /// The same, from the request's header fields (all the engine had of a request it refused).
-    /// Every such answer says `Vary: Origin`, with or without the headers: a cache must not give
-    /// a page the answer kept for curl, which has none (Fetch Standard §3.2.5, RFC 9110 §12.5.5).
     static func addHeaders(for requestHeaders: HTTPHeaders, to headers: inout HTTPHeaders) {
+        addHeaders(for: requestHeaders, to: &headers, saysVary: headers.contains("Vary", value: "Origin"))
+    }
+
+    /// The same for an answer that says `Vary: Origin` already or not, as its builder knows
+    /// (`Exchange.send(_:saysVary:)`). Every such answer says it, with or without the headers: a
+    /// cache must not give a page the answer kept for curl, which has none (Fetch Standard
+    /// §3.2.5, RFC 9110 §12.5.5).
+    static func addHeaders(for request: HTTPRequest, to headers: inout HTTPHeaders, saysVary: Bool) {
+        addHeaders(for: request.headers, to: &headers, saysVary: saysVary)
+    }
+
+    private static func addHeaders(for requestHeaders: HTTPHeaders, to headers: inout HTTPHeaders, saysVary: Bool) {
         // A JSON answer has it already (`JSONAnswer.ok`): adding it again would copy the fields
         // of a cached answer, which every reader of the head shares.
-        if !headers.contains("Vary", value: "Origin") { headers.add("Vary", "Origin") }
+        if !saysVary { headers.add("Vary", "Origin") }
         // Asked of every answer: the value is looked at in place, no string made of it.
         guard requestHeaders.withValue("Origin", { _ in true }) != nil else { return }
         addHeaders(to: &headers)

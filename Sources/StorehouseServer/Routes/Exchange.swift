@@ -40,8 +40,14 @@ final class Exchange: Sendable {
     }
 
     func send(_ response: HTTPResponse) {
+        send(response, saysVary: response.headers.contains("Vary", value: "Origin"))
+    }
+
+    /// Sends an answer whose builder knows whether it says `Vary: Origin` (every answer of
+    /// `JSONAnswer` and `Problem` does): its headers are not searched for it.
+    func send(_ response: HTTPResponse, saysVary: Bool) {
         var response = response
-        CORS.addHeaders(for: request, to: &response.headers)
+        CORS.addHeaders(for: request, to: &response.headers, saysVary: saysVary)
         // Counted before it leaves: the answer may be written to the socket inside `respond`,
         // and a client that has it must find it in /metrics.
         record(status: response.status)
@@ -55,7 +61,7 @@ final class Exchange: Sendable {
         return responder.startStream(status: status, headers: headers)
     }
 
-    func send(_ problem: Problem) { send(problem.response()) }
+    func send(_ problem: Problem) { send(problem.response(), saysVary: true) }
 
     static func monotonicNanos() -> UInt64 {
         var now = timespec()
@@ -64,10 +70,11 @@ final class Exchange: Sendable {
     }
 
     func record(status: Int) {
-        let seconds = Double(Self.monotonicNanos() &- started) / 1e9
-        router.metrics.recordRequest(route: route, method: request.method, status: status, seconds: seconds)
+        let nanos = Self.monotonicNanos() &- started
+        router.metrics.recordRequest(route: route, method: Metrics.methodIndex(request.method), status: status, nanos: nanos)
         if router.accessLog.enabled {
-            router.accessLog.record(method: request.method, path: request.path, status: status, seconds: seconds, now: router.registry.context.now())
+            router.accessLog.record(method: request.method, path: request.path, status: status, seconds: Double(nanos) / 1e9,
+                                    now: router.registry.context.now())
         }
     }
 }

@@ -202,10 +202,12 @@ extension Router {
     /// what would otherwise be a 200 comes here (§13.2.1): a path or a version that is not there
     /// stays a 404. A version's state never changes, so a past version is as cacheable as the head.
     private static func sendUnlessNotModified(_ answer: HTTPResponse, of version: Int, _ ifNoneMatch: [EntityTag]?, _ exchange: Exchange) {
-        guard let ifNoneMatch, EntityTag.ifNoneMatch(ifNoneMatch, version: version) else { return exchange.send(answer) }
+        // `answer` is a `JSONAnswer`'s, which says `Vary: Origin`; the 304 says it as the 200 would.
+        guard let ifNoneMatch, EntityTag.ifNoneMatch(ifNoneMatch, version: version) else { return exchange.send(answer, saysVary: true) }
         var headers = HTTPHeaders()
         headers.add("ETag", "\"\(version)\"")
-        exchange.send(HTTPResponse(status: 304, headers: headers, body: []))
+        headers.add("Vary", "Origin")
+        exchange.send(HTTPResponse(status: 304, headers: headers, body: []), saysVary: true)
     }
 
     /// `{"version","path","value"}`, the value's bytes as they stand in the state's encoding.
