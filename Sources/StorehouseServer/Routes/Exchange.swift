@@ -13,6 +13,9 @@ final class Exchange: Sendable {
     /// instant's arithmetic (128-bit attoseconds) cost ~400 instructions per answer, on the journal's
     /// thread for every durable POST.
     let started: UInt64
+    /// The wall clock when the request was routed (`SessionContext.now`, milliseconds): read once
+    /// and shared by what stamps the request (the session's last use and idle clock, its actions' `at`).
+    let now: Int64
     /// The router: its metrics, access log and clock, one reference rather than three.
     let router: Router
     /// The path's second segment (a session's id, a problem's slug), as UTF-8 offsets in the path.
@@ -20,12 +23,13 @@ final class Exchange: Sendable {
     /// The session id the path names, packed, when it is well-formed: what the registry looks up.
     let key: PackedSessionID?
 
-    init(request: HTTPRequest, responder: HTTPResponder, route: Metrics.Route, started: UInt64, router: Router,
+    init(request: HTTPRequest, responder: HTTPResponder, route: Metrics.Route, started: UInt64, now: Int64, router: Router,
          nameRange: Range<Int>, key: PackedSessionID?) {
         self.request = request
         self.responder = responder
         self.route = route
         self.started = started
+        self.now = now
         self.router = router
         self.nameRange = nameRange
         self.key = key

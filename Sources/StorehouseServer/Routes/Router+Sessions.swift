@@ -249,7 +249,7 @@ extension Router {
         let reservation = MemoryBudget.parsedSize(ofBody: request.body.count)
         guard budget.reserve(reservation) else { return exchange.send(MemoryBudget.refusal) }
         defer { budget.release(reservation) }
-        let now = registry.context.now()
+        let now = exchange.now
         let records: [ActionRecord]
         if let record = Self.singleAction(request.body, at: now) {
             records = [record]

@@ -182,7 +182,7 @@ final class Router: HTTPHandler {
             }
         }
         return Exchange(request: request, responder: responder, route: route, started: Exchange.monotonicNanos(),
-                        router: self, nameRange: second, key: key)
+                        now: registry.context.now(), router: self, nameRange: second, key: key)
     }
 
     private static func method(of request: HTTPRequest) -> String {
@@ -235,7 +235,7 @@ final class Router: HTTPHandler {
                 exchange.send(SessionProblems.damaged)
                 return nil
             }
-            session.lifetime.touch(registry.context.now())  // a request restarts the idle clock
+            session.lifetime.touch(exchange.now)  // a request restarts the idle clock
             return .session(session, endpoint)
         case nil:
             break
@@ -348,8 +348,8 @@ final class Router: HTTPHandler {
                                                  wrong: "the token is not this session's", exchange) else { return nil }
         // The session the credential found, unless the sweep or a delete let go of it since: one
         // lookup of the id per request, not two.
-        if case .resident(let session) = credential, registry.markUsed(session) { return .some(session) }
-        if let key = exchange.key, let session = registry.residentOnly(key) { return .some(session) }
+        if case .resident(let session) = credential, registry.markUsed(session, now: exchange.now) { return .some(session) }
+        if let key = exchange.key, let session = registry.residentOnly(key, now: exchange.now) { return .some(session) }
         guard mayLoad else { return .some(nil) }
         // Deleted (or its load failed) since the check: as unknown.
         guard let session = registry.lookup(exchange.name) else {
