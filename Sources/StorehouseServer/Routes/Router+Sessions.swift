@@ -173,28 +173,25 @@ extension Router {
                 }
                 Self.sendUnlessNotModified(Self.pointerAnswer(version: version, path: pointerText, value: value), of: version, ifNoneMatch, exchange)
             }
-        } else if let pointer {
-            let pointerText = pointerText
-            @Sendable func answer(_ current: Int, _ value: [UInt8]?) {
-                guard let value else {
-                    return exchange.send(Problem(404, "path-not-found", "nothing is at '\(Problem.quote(pointerText))' in the state"))
-                }
-                Self.sendUnlessNotModified(Self.pointerAnswer(version: current, path: pointerText, value: value), of: current, ifNoneMatch, exchange)
-            }
-            if let (current, value) = session.withDurableHead({ session.valueLocked(at: pointer) }) { return answer(current, value) }
-            session.answerWhenDurable(exchange) {
-                let (current, value) = session.valueLocked(at: pointer)
-                return (current, { answer(current, value) })
-            }
         } else {
-            // The head's answer is built once per version and shared by every reader.
-            if let (current, response) = session.withDurableHead({ session.stateAnswerLocked() }) {
-                return Self.sendUnlessNotModified(response, of: current, ifNoneMatch, exchange)
-            }
-            session.answerWhenDurable(exchange) {
-                let (current, response) = session.stateAnswerLocked()
-                return (current, { Self.sendUnlessNotModified(response, of: current, ifNoneMatch, exchange) })
-            }
+            // The head's answer (the state's is built once per version and shared by every reader),
+            // at once when the head is durable, else once it is.
+            let read = HeadRead(target: pointer.map { .value($0, path: pointerText) } ?? .state, exchange: exchange, ifNoneMatch: ifNoneMatch)
+            if let answer = session.withDurableHead({ session.headAnswerLocked(read.target) }) { return Self.send(answer, to: read) }
+            session.answerWhenDurable(read)
+        }
+    }
+
+    /// Sends what `read` read of the head: the state, the value at its pointer, or 404 when
+    /// nothing is there; a 304 when its `If-None-Match` names the version.
+    static func send(_ answer: HeadAnswer, to read: HeadRead) {
+        switch answer.content {
+        case .state(let response):
+            sendUnlessNotModified(response, of: answer.version, read.ifNoneMatch, read.exchange)
+        case .value(let value?, let path):
+            sendUnlessNotModified(pointerAnswer(version: answer.version, path: path, value: value), of: answer.version, read.ifNoneMatch, read.exchange)
+        case .value(nil, let path):
+            read.exchange.send(Problem(404, "path-not-found", "nothing is at '\(Problem.quote(path))' in the state"))
         }
     }
 
