@@ -44,7 +44,7 @@ public final class Metrics: Sendable {
     /// Statuses counted in a flat array (the others in a dictionary), so counting a request hashes nothing.
     static let commonStatuses = [200, 201, 204, 304, 400, 401, 404, 405, 406, 408, 409, 412, 413, 415, 422, 428, 500, 503]
 
-    /// Statuses counted in `RequestTable`'s slots; the others in `Counts.otherRequests`.
+    /// Statuses counted in `CounterTable`'s slots; the others in `Counts.otherRequests`.
     static let statusSlots = commonStatuses.count
 
     /// The bucket bounds in nanoseconds: a request's duration is placed without floating point.
@@ -52,7 +52,7 @@ public final class Metrics: Sendable {
 
     /// What is counted under the shard's lock: things counted rarely, or keyed by strings.
     private struct Counts {
-        /// Requests whose status has no slot in `RequestTable`, keyed by `RequestKey.packed`.
+        /// Requests whose status has no slot in `CounterTable`, keyed by `RequestKey.packed`.
         var otherRequests: [Int: Int] = [:]
         /// A handful of (kind, source) pairs: a linear scan of small strings beats hashing two of them.
         var actions: [(kind: String, source: String, count: Int)] = []
@@ -79,29 +79,32 @@ public final class Metrics: Sendable {
         }
     }
 
-    /// A shard's request counters: fixed slots of relaxed atomics, allocated once and indexed by
-    /// small integers, so counting a request takes no lock and touches no array's storage checks.
-    /// Summed over the shards when `/metrics` is read.
+    /// A shard's counters: fixed slots of relaxed atomics, allocated once and indexed by small
+    /// integers, so counting takes no lock and touches no array's storage checks. Summed over the
+    /// shards when `/metrics` is read.
     ///
-    /// Layout: request counts by `(route * methods + method) * statusSlots + slot`, then each
+    /// The requests' layout: counts by `(route * methods + method) * statusSlots + slot`, then each
     /// route's duration buckets, then each route's count, then each route's sum in nanoseconds.
-    private final class RequestTable: @unchecked Sendable {  // every slot is an Atomic, written and read only through it
+    /// The actions': one slot per (kind, source) pair (`actionSlot`).
+    private final class CounterTable: @unchecked Sendable {  // every slot is an Atomic, written and read only through it
         static let routes = Route.allCases.count
         static let requestSlots = routes * Metrics.methods.count * Metrics.statusSlots
         static let bucketBase = requestSlots
         static let countBase = bucketBase + routes * Metrics.buckets.count
         static let sumBase = countBase + routes
-        static let size = sumBase + routes
+        static let requestTableSize = sumBase + routes
 
         let slots: UnsafeMutablePointer<Atomic<Int>>
+        let size: Int
 
-        init() {
-            slots = .allocate(capacity: Self.size)
-            for i in 0..<Self.size { (slots + i).initialize(to: Atomic(0)) }
+        init(size: Int) {
+            self.size = size
+            slots = .allocate(capacity: size)
+            for i in 0..<size { (slots + i).initialize(to: Atomic(0)) }
         }
 
         deinit {
-            slots.deinitialize(count: Self.size)
+            slots.deinitialize(count: size)
             slots.deallocate()
         }
 
@@ -111,9 +114,9 @@ public final class Metrics: Sendable {
 
     /// The requests counted in every shard's table, summed.
     private struct RequestTotals {
-        var slots = [Int](repeating: 0, count: RequestTable.size)
+        var slots = [Int](repeating: 0, count: CounterTable.requestTableSize)
 
-        mutating func add(_ table: RequestTable) {
+        mutating func add(_ table: CounterTable) {
             for i in slots.indices { slots[i] &+= table.value(i) }
         }
 
@@ -121,16 +124,16 @@ public final class Metrics: Sendable {
         func requestsByKey(adding other: [Int: Int]) -> [Int: Int] {
             var out = other
             let statuses = Metrics.commonStatuses, methods = Metrics.methods.count
-            for index in 0..<RequestTable.requestSlots where slots[index] > 0 {
+            for index in 0..<CounterTable.requestSlots where slots[index] > 0 {
                 let slot = index % statuses.count, method = index / statuses.count % methods, route = index / statuses.count / methods
                 out[RequestKey(route: route, method: method, status: statuses[slot]).packed, default: 0] += slots[index]
             }
             return out
         }
 
-        func bucket(route: Int, _ bucket: Int) -> Int { slots[RequestTable.bucketBase + route * Metrics.buckets.count + bucket] }
-        func count(route: Int) -> Int { slots[RequestTable.countBase + route] }
-        func seconds(route: Int) -> Double { Double(slots[RequestTable.sumBase + route]) / 1e9 }
+        func bucket(route: Int, _ bucket: Int) -> Int { slots[CounterTable.bucketBase + route * Metrics.buckets.count + bucket] }
+        func count(route: Int) -> Int { slots[CounterTable.countBase + route] }
+        func seconds(route: Int) -> Double { Double(slots[CounterTable.sumBase + route]) / 1e9 }
     }
 
     private struct RequestKey {
@@ -144,8 +147,14 @@ public final class Metrics: Sendable {
     /// loops (and the journal's thread) do not wait for each other's counting. Only `render` takes them all.
     private final class Shard: Sendable {
         let counts = Mutex(Counts())
-        let requests = RequestTable()
+        let requests = CounterTable(size: CounterTable.requestTableSize)
+        let actions = CounterTable(size: Metrics.actionSlots)
     }
+
+    /// How many (kind, source) pairs get an atomic slot; more are counted under the shard's lock.
+    static let actionSlots = 64
+    /// The (kind, source) pair of each action slot, in the order they were named.
+    private let actionPairs = Mutex<[(kind: String, source: String)]>([])
     private static let shardCount = 8
     private let shards: [Shard] = (0..<Metrics.shardCount).map { _ in Shard() }
     private let gauges: @Sendable () -> (sessions: Int, subscribers: Int)
@@ -189,11 +198,27 @@ public final class Metrics: Sendable {
         }
         let bounds = Self.bucketNanos
         for bucket in 0..<bounds.count where nanos <= bounds[bucket] {
-            shard.requests.add(RequestTable.bucketBase + routeIndex * bounds.count + bucket)
+            shard.requests.add(CounterTable.bucketBase + routeIndex * bounds.count + bucket)
             break
         }
-        shard.requests.add(RequestTable.countBase + routeIndex)
-        shard.requests.add(RequestTable.sumBase + routeIndex, Int(truncatingIfNeeded: nanos))
+        shard.requests.add(CounterTable.countBase + routeIndex)
+        shard.requests.add(CounterTable.sumBase + routeIndex, Int(truncatingIfNeeded: nanos))
+    }
+
+    /// The slot that counts actions of `kind` from `source` (`recordActions(slot:count:)`), named
+    /// once by whoever counts them often (a session, for its kind); nil when the slots are taken.
+    func actionSlot(kind: String, source: String) -> Int? {
+        actionPairs.withLock { pairs in
+            if let index = pairs.firstIndex(where: { $0.kind == kind && $0.source == source }) { return index }
+            guard pairs.count < Self.actionSlots else { return nil }
+            pairs.append((kind, source))
+            return pairs.count - 1
+        }
+    }
+
+    /// Counts `count` actions of the pair `slot` names: one relaxed atomic add, no string.
+    func recordActions(slot: Int, count: Int) {
+        shard.actions.add(slot, count)
     }
 
     public func recordActions(kind: String, source: String, count: Int) {
@@ -276,6 +301,10 @@ public final class Metrics: Sendable {
         for shard in shards {
             c.merge(shard.counts.withLock { $0 })
             totals.add(shard.requests)
+        }
+        for (slot, pair) in actionPairs.withLock({ $0 }).enumerated() {
+            let count = shards.reduce(0) { $0 &+ $1.actions.value(slot) }
+            if count > 0 { c.addActions(kind: pair.kind, source: pair.source, count: count) }
         }
         let g = gauges()
         var out = """
