@@ -302,7 +302,7 @@ final class SSEFanoutWorker: @unchecked Sendable {  // every mutable field is to
     }
 
     func run() {
-        guard let sys = Epoll.functions else { fanoutFail("epoll is not available") }
+        guard let epoll = Epoll.functions else { fanoutFail("epoll is not available") }
         if batchScheduling {
             // SCHED_BATCH (this thread only): a subscriber socket becoming readable wakes this thread
             // without preempting the server thread that wrote it (no wake-up preemption for batch tasks).
@@ -310,15 +310,15 @@ final class SSEFanoutWorker: @unchecked Sendable {  // every mutable field is to
             param.sched_priority = 0
             _ = sched_setscheduler(0, 3 /* SCHED_BATCH */, &param)
         }
-        let ep = sys.create1(Epoll.CLOEXEC)
-        guard ep >= 0 else { fanoutFail("epoll_create1: \(String(cString: strerror(errno)))") }
+        let epollFD = epoll.create1(Epoll.CLOEXEC)
+        guard epollFD >= 0 else { fanoutFail("epoll_create1: \(String(cString: strerror(errno)))") }
         let bufferSize = 64 << 10
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: 16)
         let maxEvents: Int32 = 1024
         let events = UnsafeMutableRawPointer.allocate(byteCount: Int(maxEvents) * Epoll.eventSize, alignment: 16)
         defer {
             for s in streams { _ = close(s.fd) }
-            _ = close(ep)
+            _ = close(epollFD)
             buffer.deallocate()
             events.deallocate()
         }
@@ -343,21 +343,21 @@ final class SSEFanoutWorker: @unchecked Sendable {  // every mutable field is to
                 streams.append(SSEFanoutStream(fd: fd))
                 // Edge-triggered: a ready socket is not polled again on the next epoll_wait; a short
                 // read below means its receive queue is empty, and new data raises a new edge.
-                _ = Epoll.control(sys, ep, Epoll.CTL_ADD, fd, Epoll.IN | Self.edgeTriggered)
+                _ = Epoll.control(epoll, epollFD, Epoll.CTL_ADD, fd, Epoll.IN | Self.edgeTriggered)
             }
-            if i % 64 == 63 { poll(sys, ep, events, maxEvents, buffer, bufferSize, timeout: 0) }
+            if i % 64 == 63 { poll(epoll, epollFD, events, maxEvents, buffer, bufferSize, timeout: 0) }
         }
         control.connected.add(1, ordering: .sequentiallyConsistent)
         while control.stop.load(ordering: .sequentiallyConsistent) == 0 {
-            poll(sys, ep, events, maxEvents, buffer, bufferSize, timeout: 10)
+            poll(epoll, epollFD, events, maxEvents, buffer, bufferSize, timeout: 10)
         }
     }
 
     /// Reads every ready subscriber until a short read (or EAGAIN); returns how many were ready.
     @discardableResult
-    private func poll(_ sys: Epoll.Functions, _ ep: Int32, _ events: UnsafeMutableRawPointer, _ maxEvents: Int32,
+    private func poll(_ epoll: Epoll.Functions, _ epollFD: Int32, _ events: UnsafeMutableRawPointer, _ maxEvents: Int32,
                       _ buffer: UnsafeMutableRawPointer, _ bufferSize: Int, timeout: Int32) -> Int {
-        let n = sys.wait(ep, events, maxEvents, timeout)
+        let n = epoll.wait(epollFD, events, maxEvents, timeout)
         for i in 0..<max(0, Int(n)) {
             let (_, fd) = Epoll.event(events, i)
             guard fd >= 0, Int(fd) < slot.count, slot[Int(fd)] >= 0 else { continue }
@@ -389,7 +389,7 @@ final class SSEFanoutWorker: @unchecked Sendable {  // every mutable field is to
                     s.closed = true
                 }
             }
-            if s.closed { _ = Epoll.control(sys, ep, Epoll.CTL_DEL, fd, 0) }
+            if s.closed { _ = Epoll.control(epoll, epollFD, Epoll.CTL_DEL, fd, 0) }
         }
         if !frozen && control.phase.load(ordering: .sequentiallyConsistent) == 1 {
             frozen = true
@@ -436,7 +436,7 @@ struct SSEFanoutRun {
         let nofile = fanoutRaiseNoFile(need: o.subscribers + 16)
         _ = signal(SIGPIPE, SIG_IGN)
         guard let address = FanoutAddress.resolve(host: o.host, port: o.port) else { fanoutFail("cannot resolve \(o.host)") }
-        guard let sys = Epoll.functions else { fanoutFail("epoll is not available") }
+        guard let epoll = Epoll.functions else { fanoutFail("epoll is not available") }
         let hostHeader = "\(o.host.contains(":") ? "[\(o.host)]" : o.host):\(o.port)"
 
         // The session.
@@ -495,7 +495,7 @@ struct SSEFanoutRun {
         }
 
         // The actions, open loop.
-        let posts = post(sys, address, hostHeader: hostHeader, sessionID: sessionID, token: token)
+        let posts = post(epoll, address, hostHeader: hostHeader, sessionID: sessionID, token: token)
 
         // Wait until every live subscriber has the last version (or the drain timeout passes).
         let lastVersion = posts.sent.keys.max() ?? 0
@@ -555,7 +555,7 @@ struct SSEFanoutRun {
 
     /// sse-fanout.py's open loop: POST k leaves at t0 + k/rate on a free keep-alive connection; when
     /// all are busy a new one is opened (up to --max-posters), else it waits for the first to free up.
-    private func post(_ sys: Epoll.Functions, _ address: FanoutAddress, hostHeader: String, sessionID: String, token: String) -> Posts {
+    private func post(_ epoll: Epoll.Functions, _ address: FanoutAddress, hostHeader: String, sessionID: String, token: String) -> Posts {
         let body = Array(o.action.utf8)
         var head = "POST /sessions/\(sessionID)/actions HTTP/1.1\r\nHost: \(hostHeader)\r\n"
             + "Authorization: Bearer \(token)\r\nContent-Type: application/json\r\n"
@@ -564,8 +564,8 @@ struct SSEFanoutRun {
         let request = Array(head.utf8) + body
 
         var result = Posts()
-        let ep = sys.create1(Epoll.CLOEXEC)
-        guard ep >= 0 else { fanoutFail("epoll_create1: \(String(cString: strerror(errno)))") }
+        let epollFD = epoll.create1(Epoll.CLOEXEC)
+        guard epollFD >= 0 else { fanoutFail("epoll_create1: \(String(cString: strerror(errno)))") }
         let maxEvents: Int32 = 64
         let events = UnsafeMutableRawPointer.allocate(byteCount: Int(maxEvents) * Epoll.eventSize, alignment: 16)
         var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
@@ -575,7 +575,7 @@ struct SSEFanoutRun {
         var inflight = 0
         defer {
             for p in byFD.values { _ = close(p.fd) }
-            _ = close(ep)
+            _ = close(epollFD)
             events.deallocate()
         }
 
@@ -590,7 +590,7 @@ struct SSEFanoutRun {
                 let p = FanoutPoster(fd: fd)
                 byFD[fd] = p
                 result.connections += 1
-                _ = Epoll.control(sys, ep, Epoll.CTL_ADD, fd, Epoll.IN)
+                _ = Epoll.control(epoll, epollFD, Epoll.CTL_ADD, fd, Epoll.IN)
                 return p
             }
         }
@@ -605,7 +605,7 @@ struct SSEFanoutRun {
             result.errors += 1
             inflight -= 1
             p.busy = false
-            _ = Epoll.control(sys, ep, Epoll.CTL_DEL, p.fd, 0)
+            _ = Epoll.control(epoll, epollFD, Epoll.CTL_DEL, p.fd, 0)
             _ = close(p.fd)
             byFD[p.fd] = nil
         }
@@ -627,7 +627,7 @@ struct SSEFanoutRun {
             }
         }
         func poll(timeoutMs: Int32) {
-            let n = sys.wait(ep, events, maxEvents, timeoutMs)
+            let n = epoll.wait(epollFD, events, maxEvents, timeoutMs)
             for i in 0..<max(0, Int(n)) {
                 let (_, fd) = Epoll.event(events, i)
                 guard let p = byFD[fd] else { continue }
@@ -663,7 +663,7 @@ struct SSEFanoutRun {
                 }
                 if (gone || malformed) && byFD[fd] != nil {
                     if p.busy { finishFailed(p) } else {
-                        _ = Epoll.control(sys, ep, Epoll.CTL_DEL, fd, 0)
+                        _ = Epoll.control(epoll, epollFD, Epoll.CTL_DEL, fd, 0)
                         _ = close(fd)
                         byFD[fd] = nil
                         free.removeAll { $0 === p }

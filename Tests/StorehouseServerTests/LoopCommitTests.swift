@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
+@testable import HTTPEngine
 import Journal
 import Synchronization
 import XCTest
@@ -74,6 +75,26 @@ final class LoopCommitTests: XCTestCase {
         }
         for _ in 0..<2 { XCTAssertEqual(completed.wait(timeout: .now() + 10), .success, "the writer was woken") }
         XCTAssertEqual(onCaller.withLock { $0 }, [false, false])
+    }
+
+    /// End to end: under `--fsync never` the loop that served a POST commits its append and runs
+    /// the completion itself, so the answer leaves from that loop and no other thread writes it
+    /// (`directAnswers` counts answers written off the loops). Under `always` the journal's thread
+    /// syncs and answers, which shows the count sees such answers.
+    func testAPostIsCommittedAndAnsweredByTheLoopThatServedIt() throws {
+        for fsync in [ServerConfiguration.Fsync.never, .always] {
+            let fixture = try ServerFixture { $0.inMemory = false; $0.dataDirectory = temporaryDirectory(); $0.fsync = fsync }
+            let (id, token) = try fixture.createSession()
+            let core = fixture.server.http.core
+            let before = core.directAnswers.load(ordering: .relaxed)
+            try fixture.client().incrementCounter(id, token, times: 20)
+            let offTheLoop = core.directAnswers.load(ordering: .relaxed) - before
+            if fsync == .never {
+                XCTAssertEqual(offTheLoop, 0, "--fsync never: every answer leaves from the loop that committed it")
+            } else {
+                XCTAssertGreaterThan(offTheLoop, 0, "--fsync always: the journal's thread answers")
+            }
+        }
     }
 
     /// The session calls `append` holding its lock, which a completion takes: a refusal must not

@@ -62,12 +62,3 @@ extension HTTPHandler {
 
     public func handleExpectation(_ head: HTTPRequest, _ responder: HTTPResponder) -> Bool { false }
 }
-
-/// Wraps a closure as an `HTTPHandler`.
-public struct HTTPHandlerClosure: HTTPHandler {
-    let body: @Sendable (HTTPRequest, HTTPResponder) -> Void
-
-    public init(_ body: @escaping @Sendable (HTTPRequest, HTTPResponder) -> Void) { self.body = body }
-
-    public func handle(_ request: HTTPRequest, _ responder: HTTPResponder) { body(request, responder) }
-}

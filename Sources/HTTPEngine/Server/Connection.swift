@@ -61,9 +61,3 @@ final class Connection {
         !state.isAwaiting && stream == nil && outbound.isEmpty && inbound.isEmpty && parser.phase == .idle
     }
 }
-
-/// Carries a connection through the loop's inbox; dereferenced only on the owning loop's thread,
-/// except for `fd` and `handoff` by the thread the socket is lent to.
-struct ConnectionRef: @unchecked Sendable {
-    let connection: Connection
-}

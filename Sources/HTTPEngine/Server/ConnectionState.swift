@@ -22,8 +22,9 @@
 /// ```swift
 /// var state = ConnectionState(now: 0)
 /// let sequence = state.dispatch(AnswerFraming(omitBody: false, keepAlive: true, http10: false))
-/// state.isAwaiting(sequence)        // true: the handler has the request
+/// state.awaitedFraming(sequence)    // its framing: the handler has the request
 /// state.answered(closes: false)     // back to reading the next request
+/// state.awaitedFraming(sequence)    // nil: a second answer to it is dropped
 /// ```
 struct ConnectionState {
     enum Phase: UInt8 {

@@ -32,7 +32,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     /// This loop's place among the server's, `0..<ioThreads` (`HTTPResponder.loopIndex`).
     let index: Int
     private let epfd: Int32
-    private let linux: Epoll.Functions
+    private let epoll: Epoll.Functions
     private let wakeFD: Int32
     private var listenFD: Int32
     private let inbox = Mutex<[Command]>([])
@@ -61,14 +61,14 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     static let streamPullBytes = 256 << 10
 
     init(core: ServerCore, index: Int, listenFD: Int32) throws(HTTPServerError) {
-        guard let linux = Epoll.functions else { throw .system("dlsym(epoll)", ENOSYS) }
-        self.linux = linux
+        guard let epoll = Epoll.functions else { throw .system("dlsym(epoll)", ENOSYS) }
+        self.epoll = epoll
         self.core = core
         self.index = index
         self.listenFD = listenFD
-        epfd = linux.create1(Epoll.CLOEXEC)
+        epfd = epoll.create1(Epoll.CLOEXEC)
         guard epfd >= 0 else { throw .system("epoll_create1", errno) }
-        wakeFD = linux.eventfd(0, Epoll.EFD_NONBLOCK | Epoll.EFD_CLOEXEC)
+        wakeFD = epoll.eventfd(0, Epoll.EFD_NONBLOCK | Epoll.EFD_CLOEXEC)
         guard wakeFD >= 0 else { let e = errno; _ = Glibc.close(epfd); throw .system("eventfd", e) }
         readBuffer = .allocate(byteCount: Self.readSize, alignment: 16)
         writeBuffer = .allocate(byteCount: Self.writeCoalesce, alignment: 16)
@@ -128,7 +128,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             if let deadline = shutdownDeadline { wait = min(wait, max(0, deadline - now)) }
             if !localCommands.isEmpty { wait = 0 }
             let beforeWait = Syscalls.monotonicMicros()
-            let n = linux.wait(epfd, events, maxEvents, Int32(wait))
+            let n = epoll.wait(epfd, events, maxEvents, Int32(wait))
             let afterWait = Syscalls.monotonicMicros()
             // A wait of more than 30 µs slept: the loop gave its core away.
             if afterWait - beforeWait > 30 { busySince = afterWait }
@@ -257,12 +257,12 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
 
     private func acceptConnections() {
         for _ in 0..<128 {
-            let fd = linux.accept4(listenFD, nil, nil, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+            let fd = epoll.accept4(listenFD, nil, nil, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
             if fd < 0 {
                 let e = errno
                 if e == EINTR { continue }
                 if e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM {
-                    _ = Epoll.control(linux, epfd, Epoll.CTL_DEL, listenFD, 0)
+                    _ = Epoll.control(epoll, epfd, Epoll.CTL_DEL, listenFD, 0)
                     acceptPausedUntil = now + 100
                 }
                 return
@@ -555,6 +555,8 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         while !c.outbound.isEmpty {
             let (sent, attempted) = writeOut(c)
             if sent > 0 {
+                // A head (most answers: one segment) the socket took whole serves the next answer.
+                if sent == c.outbound.byteCount, c.outbound.segments.count == 1 { encoder.recycle(c.outbound.segments[0]) }
                 c.outbound.consume(sent)
                 c.state.exchanged(now: now)
                 if sent < attempted { return }
@@ -651,11 +653,11 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         if !c.outbound.isEmpty { want |= Epoll.OUT }
         guard want != c.registeredEvents else { return }
         c.registeredEvents = want
-        _ = Epoll.control(linux, epfd, Epoll.CTL_MOD, c.fd, want)
+        _ = Epoll.control(epoll, epfd, Epoll.CTL_MOD, c.fd, want)
     }
 
     private func addToEpoll(_ fd: Int32, events: UInt32) {
-        _ = Epoll.control(linux, epfd, Epoll.CTL_ADD, fd, events)
+        _ = Epoll.control(epoll, epfd, Epoll.CTL_ADD, fd, events)
     }
 
     /// At shutdown, a request whose body is still on its way: the head alone may be refused now
@@ -698,7 +700,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         // by a `.directAnswered` command (`answerDirectly`), one sent before is seen below.
         draining.store(true, ordering: .sequentiallyConsistent)
         if listenFD >= 0 {
-            _ = Epoll.control(linux, epfd, Epoll.CTL_DEL, listenFD, 0)
+            _ = Epoll.control(epoll, epfd, Epoll.CTL_DEL, listenFD, 0)
             _ = Glibc.close(listenFD)
             listenFD = -1
         }

@@ -84,18 +84,3 @@ enum Syscalls {
         return (fd, Int(boundPort))
     }
 }
-
-/// Why `HTTPServer.start()` failed.
-public enum HTTPServerError: Error, Sendable, CustomStringConvertible {
-    case invalidAddress(String)
-    case system(String, Int32)
-    case alreadyStarted
-
-    public var description: String {
-        switch self {
-        case .invalidAddress(let host): return "not an IP address: \(host)"
-        case .system(let call, let code): return "\(call) failed: \(String(cString: strerror(code)))"
-        case .alreadyStarted: return "the server was already started"
-        }
-    }
-}

@@ -21,7 +21,7 @@ enum CORS {
 
     /// The same, from the request's header fields (all the engine had of a request it refused).
     static func addHeaders(for requestHeaders: HTTPHeaders, to headers: inout HTTPHeaders) {
-        addHeaders(for: requestHeaders, to: &headers, saysVary: headers.contains("Vary", value: "Origin"))
+        addHeaders(for: requestHeaders, to: &headers, saysVary: headers.contains(static: "Vary", "Origin"))
     }
 
     /// The same for an answer that says `Vary: Origin` already or not, as its builder knows
@@ -35,7 +35,7 @@ enum CORS {
     private static func addHeaders(for requestHeaders: HTTPHeaders, to headers: inout HTTPHeaders, saysVary: Bool) {
         // A JSON answer has it already (`JSONAnswer.ok`): adding it again would copy the fields
         // of a cached answer, which every reader of the head shares.
-        if !saysVary { headers.add("Vary", "Origin") }
+        if !saysVary { headers.add(static: "Vary", "Origin") }
         // Asked of every answer: the value is looked at in place, no string made of it.
         guard requestHeaders.withValue("Origin", { _ in true }) != nil else { return }
         addHeaders(to: &headers)

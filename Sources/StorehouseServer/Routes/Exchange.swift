@@ -44,7 +44,7 @@ final class Exchange: Sendable {
     }
 
     func send(_ response: HTTPResponse) {
-        send(response, saysVary: response.headers.contains("Vary", value: "Origin"))
+        send(response, saysVary: response.headers.contains(static: "Vary", "Origin"))
     }
 
     /// Sends an answer whose builder knows whether it says `Vary: Origin` (every answer of

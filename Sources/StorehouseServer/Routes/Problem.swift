@@ -43,7 +43,7 @@ struct Problem: Error, Sendable {
         h.add("Content-Type", "application/problem+json")
         for (name, value) in headers { h.add(name, value) }
         // Every answer says it (`CORS.addHeaders`); said here, `Exchange` need not look for it.
-        h.add("Vary", "Origin")
+        h.add(static: "Vary", "Origin")
         return HTTPResponse(status: status, headers: h, body: out)
     }
 
@@ -52,7 +52,7 @@ struct Problem: Error, Sendable {
     static func storedResponse(status: Int, body: [UInt8]) -> HTTPResponse {
         var h = HTTPHeaders()
         h.add("Content-Type", "application/problem+json")
-        h.add("Vary", "Origin")
+        h.add(static: "Vary", "Origin")
         return HTTPResponse(status: status, headers: h, body: body)
     }
 }

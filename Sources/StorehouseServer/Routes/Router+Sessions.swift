@@ -203,7 +203,7 @@ extension Router {
         guard let ifNoneMatch, EntityTag.ifNoneMatch(ifNoneMatch, version: version) else { return exchange.send(answer, saysVary: true) }
         var headers = HTTPHeaders()
         headers.add("ETag", "\"\(version)\"")
-        headers.add("Vary", "Origin")
+        headers.add(static: "Vary", "Origin")
         exchange.send(HTTPResponse(status: 304, headers: headers, body: []), saysVary: true)
     }
 
