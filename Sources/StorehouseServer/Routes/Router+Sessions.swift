@@ -240,44 +240,43 @@ extension Router {
 
     /// `POST /sessions/{id}/actions`: one FSA or a batch of them.
     func postActions(_ session: Session, _ exchange: Exchange, committer: Committer) {
-        let request = exchange.request
         // Memory budget: the parsed actions count from here; once applied the session holds them.
         let budget = registry.context.memoryBudget
-        let reservation = MemoryBudget.parsedSize(ofBody: request.body.count)
+        let reservation = MemoryBudget.parsedSize(ofBody: exchange.request.body.count)
         guard budget.reserve(reservation) else { return exchange.send(MemoryBudget.refusal) }
         defer { budget.release(reservation) }
         let now = exchange.now
         let records: [ActionRecord]
-        if let record = Self.singleAction(request.body, at: now) {
+        if let record = Self.singleAction(exchange.request.body, at: now) {
             records = [record]
         } else {
-            guard let parsed = parseActions(request.body, at: now, exchange) else { return }
+            guard let parsed = parseActions(exchange.request.body, at: now, exchange) else { return }
             records = parsed
         }
         // A body within the limit holds no action past it: most are checked by their length alone.
-        if request.body.count > registry.context.maxActionBytes,
+        if exchange.request.body.count > registry.context.maxActionBytes,
            let problem = Self.oversizedAction(records, limit: registry.context.maxActionBytes) {
             return exchange.send(problem)
         }
 
         var ifMatch: [EntityTag]?
-        if let field = request.headers.combined("If-Match") {
+        if let field = exchange.request.headers.combined("If-Match") {
             // An If-Match that is not an entity-tag list can match nothing (RFC 9110 §13.1.1).
             ifMatch = EntityTag.parseList(field) ?? []
         }
         var idempotency: (key: String, bodyHash: [UInt8])?
-        if let key = request.headers["Idempotency-Key"] {
+        if let key = exchange.request.headers["Idempotency-Key"] {
             // RFC 9110 §5.3: two field lines mean their values joined by a comma; a key that is
             // two keys is refused, not cut to its first (the same rule as Authorization's).
-            guard request.headers.count("Idempotency-Key") == 1 else {
+            guard exchange.request.headers.count("Idempotency-Key") == 1 else {
                 return exchange.send(Problem(400, "invalid-header", "Idempotency-Key is given more than once"))
             }
             guard !key.isEmpty, key.utf8.count <= 255 else {
                 return exchange.send(Problem(400, "invalid-header", "Idempotency-Key must be 1 to 255 bytes"))
             }
-            idempotency = (key, SHA256.hash(Self.canonicalBody(request.body)))
+            idempotency = (key, SHA256.hash(Self.canonicalBody(exchange.request.body)))
         }
-        let minimal = Self.prefersMinimal(request)
+        let minimal = Self.prefersMinimal(exchange.request)
         session.submit(ActionSubmission(records: records, ifMatch: ifMatch, idempotency: idempotency, minimal: minimal),
                        committer: committer, replyTo: .client(exchange))
     }
