@@ -19,14 +19,14 @@ enum CORS {
         addHeaders(for: request.headers, to: &headers)
     }
 
-    /// The same for a complete answer, whose fields are left untouched when nothing is to be
-    /// added: any change unmarks them as checked (`HTTPResponse.checkHeaders`), and a cached
-    /// answer's (a session's head) are checked once, when it is built.
-    static func addHeaders(for request: HTTPRequest, to response: inout HTTPResponse) {
-        let needsVary = !response.headers.contains(static: "Vary", "Origin")
-        let fromOrigin = hasOrigin(request.headers)
-        if needsVary { response.headers.add(static: "Vary", "Origin") }
-        if fromOrigin { addHeaders(to: &response.headers) }
+    /// The same for a complete answer whose builder knows whether it says `Vary: Origin` already
+    /// (`Exchange.send(_:saysVary:)`: every answer of `JSONAnswer` and `Problem` does), so its
+    /// fields are not searched. They are left untouched when nothing is to be added: any change
+    /// unmarks them as checked (`HTTPResponse.checkHeaders`), and a cached answer's (a session's
+    /// head) are checked once, when it is built.
+    static func addHeaders(for request: HTTPRequest, to response: inout HTTPResponse, saysVary: Bool) {
+        if !saysVary { response.headers.add(static: "Vary", "Origin") }
+        if hasOrigin(request.headers) { addHeaders(to: &response.headers) }
     }
 
     /// Whether a request says where a page runs (asked of every answer: the value is looked at
