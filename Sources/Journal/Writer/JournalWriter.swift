@@ -23,9 +23,24 @@ import SystemSupport
 final class JournalWriter: @unchecked Sendable {  // state below `queue` is touched only under `processLock`
     typealias Completion = @Sendable (Result<Void, JournalError>) -> Void
 
+    /// An append's completion as its caller gave it: a caller whose results are `any Error` (the
+    /// server's `SessionLog`) hands its closure over as it is, with no closure per append around
+    /// it to convert the error.
+    enum Done: Sendable {
+        case typed(Completion)
+        case erased(@Sendable (Result<Void, any Error>) -> Void)
+
+        func callAsFunction(_ result: Result<Void, JournalError>) {
+            switch self {
+            case .typed(let done): done(result)
+            case .erased(let done): done(result.mapError { $0 })
+            }
+        }
+    }
+
     enum Op: Sendable {
         case create(id: String, meta: [UInt8], done: Completion)
-        case append(id: String, records: [(version: Int, bytes: [UInt8])], done: Completion)
+        case append(id: String, records: [(version: Int, bytes: [UInt8])], done: Done)
         case snapshot(id: String, version: Int, bytes: [UInt8])
         /// A snapshot whose temp file `writeSnapshotTemp` wrote and synced (`written`) on another
         /// thread: the group only renames it into place and compacts, then calls `done` with whether
@@ -194,7 +209,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         var ops = Self.taken(&spareOps)
         queue.withLock { q in
             swap(&q.ops, &ops)
-            if leavingSnapshots, ops.contains(where: \.isSnapshot) {
+            if leavingSnapshots, ops.contains(where: { $0.isSnapshot }) {
                 // Moving a snapshot after later appends is safe: it only ever deletes segments
                 // whose every record is at or below its version, and rotation starts a new one.
                 q.ops.append(contentsOf: ops.lazy.filter(\.isSnapshot))
@@ -229,8 +244,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     // MARK: - One group
 
     private enum Pending {
-        case session(SessionState, Completion)
-        case done(Completion, Result<Void, JournalError>)
+        case session(SessionState, Done)
+        case done(Done, Result<Void, JournalError>)
         case signal(@Sendable () -> Void)
     }
 
@@ -304,7 +319,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
 
         for op in ops {
             switch op {
-            case .create(let id, let meta, let done):
+            case .create(let id, let meta, let callback):
+                let done = Done.typed(callback)
                 if sessions[id] != nil {
                     completions.append(.done(done, .failure(.sessionExists(id))))
                     continue
