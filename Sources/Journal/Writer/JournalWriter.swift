@@ -263,11 +263,16 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     /// Runs what the completions deferred, including what that work defers in turn.
     private func runAfterGroup() {
         while !afterGroup.isEmpty {
-            let work = afterGroup
-            afterGroup = []
+            // The two lists trade storage, so deferring work allocates nothing once they have grown.
+            var work = Self.taken(&spareAfterGroup)
+            swap(&work, &afterGroup)
             for body in work { body() }
+            spareAfterGroup = Self.emptied(&work)
         }
     }
+
+    /// `afterGroup`'s other storage (see `runAfterGroup`); touched under `processLock`.
+    private var spareAfterGroup: [@Sendable () -> Void] = []
 
     /// Where a group's ops are released under `always` (see `processQueued`).
     private static let reaper = DispatchQueue(label: "journal-reaper", qos: .utility)
@@ -542,9 +547,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                 s.size += s.pending.count
                 s.sealed = false
                 if policy != .always {
-                    // Bounded: an older entry dropped only makes a later group-end frame claim less.
-                    if s.unsynced.count >= 64 { s.unsynced.removeFirst() }
-                    s.unsynced.append((counters.groups, s.size))
+                    s.unsynced.append(group: counters.groups, size: s.size)
                 }
                 if let v = s.pendingLastVersion {
                     s.lastVersion = v
