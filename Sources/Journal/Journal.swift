@@ -118,10 +118,8 @@ public final class Journal: Sendable {
     }
 
     private func append(session: String, records: [(version: Int, bytes: [UInt8])], commitLater: Bool, done: JournalWriter.Done) {
-        guard FileNames.isValidSessionID(session) else {
-            DispatchQueue.global().async { done(.failure(.invalidSessionID(session))) }
-            return
-        }
+        // The id is checked by the writer, for an append it holds no session for (every session
+        // it holds has a checked id): not once per append on the caller's thread.
         if !writer.submit(.append(id: session, records: records, done: done), wake: !commitLater) {
             // Answered once the writer has run its last completions, never before: an append of
             // this session still in flight is answered first, so the caller settles its versions in

@@ -350,7 +350,10 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
 
             case .append(let id, let records, let done):
                 guard let s = sessions[id] else {
-                    completions.append(.done(done, .failure(.unknownSession(id))))
+                    // Sessions are held only under ids checked when they were created or read, so
+                    // `Journal.append` leaves the check to an append that finds none.
+                    let error: JournalError = FileNames.isValidSessionID(id) ? .unknownSession(id) : .invalidSessionID(id)
+                    completions.append(.done(done, .failure(error)))
                     continue
                 }
                 if let reason = s.failure {
