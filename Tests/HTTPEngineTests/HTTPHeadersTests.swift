@@ -62,4 +62,20 @@ final class HTTPHeadersTests: XCTestCase {
         XCTAssertEqual(h["Empty"], "")
         XCTAssertNil(h.withValue("missing") { $0.count })
     }
+
+    func testReservedHeadersHoldTheirFieldsAndGrowPastTheRoom() {
+        var h = HTTPHeaders(reservingBytes: 40)
+        XCTAssertTrue(h.isEmpty)
+        XCTAssertEqual(h.reservedBytes, 40)
+        h.add(static: "Content-Type", "application/json")  // 36 bytes with its lengths
+        XCTAssertEqual(h.reservedBytes, 40, "a field that fits is copied into the room")
+        h.add(static: "Vary", "Origin")
+        h.add("X-Long", String(repeating: "v", count: 100))
+        XCTAssertEqual(h.map { "\($0.name)=\($0.value.count)" }, ["Content-Type=16", "Vary=6", "X-Long=100"])
+        XCTAssertEqual(h["vary"], "Origin")
+        XCTAssertTrue(h.contains(static: "VARY", "Origin"), "the name in any case")
+        XCTAssertFalse(h.contains(static: "Vary", "origin"), "the value exactly")
+        XCTAssertFalse(h.contains(static: "Vary", "Origins"))
+        XCTAssertFalse(h.contains(static: "X-Missing", "Origin"))
+    }
 }

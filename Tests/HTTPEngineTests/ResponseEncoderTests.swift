@@ -39,4 +39,26 @@ final class ResponseEncoderTests: XCTestCase {
             XCTAssertFalse(head(["Connection": value]).userClose, "\(value) is not the close option")
         }
     }
+
+    func testAHeadWrittenOverAnotherIsTheHeadWrittenAloneAndASharedOneIsNotTouched() {
+        var reused = Array(repeating: UInt8(ascii: "x"), count: 300)
+        let shared = reused
+        let cases: [(status: Int, headers: HTTPHeaders, body: String, close: Bool, http10KeepAlive: Bool)] = [
+            (200, ["Content-Type": "application/json", "ETag": "\"12\""], #"{"a":1}"#, false, false),
+            (404, ["Content-Type": "application/problem+json"], "{}", true, false),
+            (204, ["Allow": "GET"], "", false, true),
+            (200, ["Connection": "close", "X-A": "1"], "ok", false, true),  // the handler's close, in 1.0
+            (201, ["Connection": "keep-alive, close"], "", false, false),
+            (418, HTTPHeaders([("X-Bad", "a\r\nb"), ("Content-Length", "7"), ("X-Long", String(repeating: "v", count: 500))]), "body", false, false),
+        ]
+        for c in cases {
+            let alone = ResponseEncoder.encode(status: c.status, headers: c.headers, body: Array(c.body.utf8), omitBody: false,
+                                               close: c.close, http10KeepAlive: c.http10KeepAlive, dateLine: date)
+            let over = ResponseEncoder.encode(status: c.status, headers: c.headers, body: Array(c.body.utf8), omitBody: false,
+                                              close: c.close, http10KeepAlive: c.http10KeepAlive, dateLine: date, into: &reused)
+            XCTAssertEqual(String(decoding: reused, as: UTF8.self), String(decoding: alone.head, as: UTF8.self), "\(c.status)")
+            XCTAssertEqual(over.userClose, alone.userClose, "\(c.status)")
+        }
+        XCTAssertEqual(shared, Array(repeating: UInt8(ascii: "x"), count: 300))
+    }
 }

@@ -15,6 +15,45 @@ final class JSONTests: XCTestCase {
                        "[0,-7,9223372036854775807,-9223372036854775808,2.0,-0.25,null,1e+300]")
     }
 
+    func testCursorWritesWhatTheWriterWrites() {
+        // Runs written in place, between values written by the writer, in an array (commas
+        // carried across both ways), with every number at its longest.
+        var w = JSONWriter(capacity: 0)
+        w.beginArray()
+        w.write("a")
+        w.withCursor(maxBytes: 80 + 3 * JSONCursor.maxIntBytes) { c in
+            c.beginObject()
+            c.key("min"); c.write(Int.min)
+            c.key("max"); c.write(Int.max)
+            c.key("none"); c.write(nil as Int?)
+            c.key("list"); c.write([Int]([0, -1]))
+            c.key("t"); c.write(true)
+            c.endObject()
+        }
+        w.write(7)
+        w.withCursor(maxBytes: 2 * JSONCursor.maxIntBytes) { c in c.write(-5); c.write(0) }
+        w.endArray()
+        XCTAssertEqual(String(decoding: w.bytes, as: UTF8.self),
+                       #"["a",{"min":-9223372036854775808,"max":9223372036854775807,"none":null,"list":[0,-1],"t":true},7,-5,0]"#)
+    }
+
+    func testFieldPatchOfATopLevelScalarIsAReplace() {
+        var patch = PatchWriter()
+        patch.field(3, 2, "", "/count")
+        patch.field(Int?.none, 5, "", "/nthPrime")
+        patch.field(true, true, "", "/same")
+        patch.field([1, 2], [1], "", "/list")
+        patch.field(4, 1, "/nested", "/n")
+        patch.field(Int?(9), nil, "", "/maybe")
+        patch.field(false, true, "", "/flag")
+        patch.field(Int.min, 0, "", "/min")
+        XCTAssertEqual(String(decoding: patch.finish(), as: UTF8.self),
+                       #"[{"op":"replace","path":"/count","value":3},{"op":"replace","path":"/nthPrime","value":null},"#
+                       + #"{"op":"add","path":"/list/1","value":2},{"op":"replace","path":"/nested/n","value":4},"#
+                       + #"{"op":"replace","path":"/maybe","value":9},{"op":"replace","path":"/flag","value":false},"#
+                       + #"{"op":"replace","path":"/min","value":-9223372036854775808}]"#)
+    }
+
     func testReaderRoundTripsWhatTheWriterWrites() throws {
         let v: JSONValue = .object(["s": .string("tab\t \"quote\" \u{1F600} / \\"), "n": .array([.int(-1), .double(0.5), .null]),
                                     "o": .object(["x": .bool(false)])])

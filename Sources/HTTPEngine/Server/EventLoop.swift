@@ -555,6 +555,8 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         while !c.outbound.isEmpty {
             let (sent, attempted) = writeOut(c)
             if sent > 0 {
+                // A head (most answers: one segment) the socket took whole serves the next answer.
+                if sent == c.outbound.byteCount, c.outbound.segments.count == 1 { encoder.recycle(c.outbound.segments[0]) }
                 c.outbound.consume(sent)
                 c.state.exchanged(now: now)
                 if sent < attempted { return }

@@ -6,6 +6,8 @@ import Glibc
 struct ResponseEncoder {
     private(set) var dateLine: [UInt8] = []
     private var dateSecond: Int = -1
+    /// The storage of the last head the socket took whole, for the next (`recycle`).
+    private var spareHead: [UInt8] = []
 
     init() { refreshDate() }
 
@@ -31,33 +33,66 @@ struct ResponseEncoder {
 
     /// Head + body as output segments; one segment when the body is small so it leaves in one write.
     /// Returns whether the handler asked to close (`Connection: close`).
-    func encode(status: Int, headers: HTTPHeaders, body: [UInt8], omitBody: Bool,
-                close: Bool, http10KeepAlive: Bool, into segments: inout OutboundQueue) -> Bool {
+    mutating func encode(status: Int, headers: HTTPHeaders, body: [UInt8], omitBody: Bool,
+                         close: Bool, http10KeepAlive: Bool, into segments: inout OutboundQueue) -> Bool {
+        var head = spareHead
+        spareHead = []  // so `head` is its storage's only holder and is written in place
         let encoded = Self.encode(status: status, headers: headers, body: body, omitBody: omitBody, close: close,
-                                  http10KeepAlive: http10KeepAlive, dateLine: dateLine)
-        segments.append(encoded.head)
+                                  http10KeepAlive: http10KeepAlive, dateLine: dateLine, into: &head)
+        segments.append(head)
         if let body = encoded.body { segments.append(body) }
         return encoded.userClose
     }
 
+    /// Takes back a segment the socket took whole, as storage for the next head: one allocation
+    /// and one free less per answer. A segment something else still holds (a stream's shared
+    /// chunk, a cached body) is copied, not written, when it is reused, as any array is; a large
+    /// one is let go, so a loop keeps at most one small buffer.
+    mutating func recycle(_ sent: [UInt8]) {
+        if sent.capacity <= Self.maxSpareHeadBytes { spareHead = sent }
+    }
+
+    /// The largest head kept for reuse: a head with an inline body (at most 16 KiB) and its fields.
+    static let maxSpareHeadBytes = 20 << 10
+
     /// The head, with the body in it when it is small (one write), or the body apart; and whether
     /// the handler asked to close.
-    ///
-    /// Written in one pass into an array allocated once at a size no head can pass (the fields'
-    /// storage holds 8 bytes of lengths per field where the wire needs 4, `": "` and CRLF), with
-    /// raw copies: appending part by part cost ~1,000 instructions per answer.
     static func encode(status: Int, headers: HTTPHeaders, body: [UInt8], omitBody: Bool, close: Bool,
                        http10KeepAlive: Bool, dateLine: [UInt8]) -> (head: [UInt8], body: [UInt8]?, userClose: Bool) {
+        var head: [UInt8] = []
+        let encoded = encode(status: status, headers: headers, body: body, omitBody: omitBody, close: close,
+                             http10KeepAlive: http10KeepAlive, dateLine: dateLine, into: &head)
+        return (head, encoded.body, encoded.userClose)
+    }
+
+    /// The same, written over `head` (its storage reused when nothing else holds it).
+    ///
+    /// Written in one pass at the size the head takes (computed first: each field's storage holds
+    /// 8 bytes of lengths where the wire needs 4, `": "` and CRLF), with raw copies: appending part
+    /// by part cost ~1,000 instructions per answer. A dropped field, or a status other than 200 and
+    /// 201 (sized at the longest status line), leaves room, which is cut off after.
+    static func encode(status: Int, headers: HTTPHeaders, body: [UInt8], omitBody: Bool, close: Bool,
+                       http10KeepAlive: Bool, dateLine: [UInt8], into head: inout [UInt8]) -> (body: [UInt8]?, userClose: Bool) {
         let bodyAllowed = Self.allowsBody(status)
         let inline = bodyAllowed && !omitBody && body.count <= 16 << 10
         // RFC 9110 §8.6: no Content-Length in 1xx or 204, and in a 304 only the 200's length, which
         // the handler did not give (so none); for HEAD it is the GET body's length.
         let hasLength = status != 204 && status != 304 && status >= 200
-        let capacity = maxStatusLine + headers.used + dateLine.count + contentLengthPrefix.count + 22
-            + connectionKeepAlive.count + 2 + (inline ? body.count : 0)
+        let statusBytes = status == 200 ? status200.count : status == 201 ? status201.count : maxStatusLine
+        // A handler's `Connection: close` is dropped (at least 19 bytes: "Connection: close" CRLF)
+        // where the engine's line (at most as long) is written: the count holds either way.
+        let connectionBytes = close ? connectionClose.count : http10KeepAlive ? connectionKeepAlive.count : 0
+        let capacity = statusBytes + (headers.used - 4 * headers.count) + dateLine.count
+            + (hasLength ? contentLengthPrefix.count + ByteCursor.decimalDigits(body.count) + 2 : 0)
+            + connectionBytes + 2 + (inline ? body.count : 0)
         var userClose = false
-        let head = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            var out = ByteCursor(buffer.baseAddress.unsafelyUnwrapped)
+        // Sized by growing or cutting what `head` holds (it is written over): a head as long as
+        // the one before, as most answers of a session are, costs no call at all.
+        if head.count < capacity { head.appendUninitialized(capacity - head.count) }
+        if head.count > capacity { head.removeLast(head.count - capacity) }
+        let written = head.withUnsafeMutableBufferPointer { buffer in
+            let start = buffer.baseAddress.unsafelyUnwrapped
+            var out = ByteCursor(start)
             switch status {
             case 200: out.write(status200)
             case 201: out.write(status201)
@@ -93,10 +128,12 @@ struct ResponseEncoder {
             }
             out.write(0x0D); out.write(0x0A)
             if inline { out.write(body) }
-            count = out.count(from: buffer.baseAddress.unsafelyUnwrapped)
+            return out.count(from: start)
         }
-        if inline { return (head, nil, userClose) }
-        return (head, bodyAllowed && !omitBody && !body.isEmpty ? body : nil, userClose)
+        precondition(written <= capacity, "ResponseEncoder: the head outgrew its computed size")
+        if written < capacity { head.removeLast(capacity - written) }
+        if inline { return (nil, userClose) }
+        return (bodyAllowed && !omitBody && !body.isEmpty ? body : nil, userClose)
     }
 
     /// The longest status line `statusLine` writes: "HTTP/1.1 ", three digits, a space, the
@@ -307,11 +344,17 @@ struct ByteCursor {
         bytes.withUnsafeBufferPointer { write($0) }
     }
 
-    /// A non-negative number in decimal.
-    mutating func writeDecimal(_ n: Int) {
+    /// How many digits `writeDecimal` writes for `n` (non-negative).
+    static func decimalDigits(_ n: Int) -> Int {
         var digits = 1, v = n
         while v >= 10 { v /= 10; digits += 1 }
-        v = n
+        return digits
+    }
+
+    /// A non-negative number in decimal.
+    mutating func writeDecimal(_ n: Int) {
+        let digits = Self.decimalDigits(n)
+        var v = n
         for i in stride(from: digits - 1, through: 0, by: -1) {
             (at + i).initialize(to: UInt8(48 + v % 10))
             v /= 10

@@ -4,20 +4,27 @@
 public protocol PatchDiffable: JSONEncodable, Equatable {
     /// Appends operations that turn `old` (found at `path`) into `self`.
     func diff(from old: Self, at path: String, into patch: inout PatchWriter)
+
+    /// True when `diff` is one `replace` of the whole value (a scalar's): `PatchWriter.field`
+    /// then writes the operation without building the member's path. False unless a type says so.
+    static var diffReplacesWhole: Bool { get }
 }
 
 extension PatchDiffable {
     @inlinable public func diff(from old: Self, at path: String, into patch: inout PatchWriter) {
         if self != old { patch.replace(path, self) }
     }
+
+    @inlinable public static var diffReplacesWhole: Bool { false }
 }
 
-extension Int: PatchDiffable {}
-extension Bool: PatchDiffable {}
-extension String: PatchDiffable {}
-extension Double: PatchDiffable {}
-extension JSONValue: PatchDiffable {}
-extension Optional: PatchDiffable where Wrapped: PatchDiffable {}
+extension Int: PatchDiffable { @inlinable public static var diffReplacesWhole: Bool { true } }
+extension Bool: PatchDiffable { @inlinable public static var diffReplacesWhole: Bool { true } }
+extension String: PatchDiffable { @inlinable public static var diffReplacesWhole: Bool { true } }
+extension Double: PatchDiffable { @inlinable public static var diffReplacesWhole: Bool { true } }
+extension JSONValue: PatchDiffable { @inlinable public static var diffReplacesWhole: Bool { true } }
+// Optional keeps the default `diff`: a change replaces the whole value, whatever it wraps.
+extension Optional: PatchDiffable where Wrapped: PatchDiffable { @inlinable public static var diffReplacesWhole: Bool { true } }
 
 extension Array: PatchDiffable where Element: PatchDiffable {
     /// O(length of the changed middle) after the prefix/suffix scans; an unchanged array that

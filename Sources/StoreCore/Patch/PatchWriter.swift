@@ -55,11 +55,31 @@ public struct PatchWriter: Sendable {
         _count += 1
     }
 
-    /// Diffs one field, building its path only when it changed (most fields do not).
+    /// Diffs one field, building its path only when it changed (most fields do not). `member` is
+    /// one RFC 6901 token that needs no escaping, with its slash.
     ///
     ///     patch.field(count, old.count, path, "/count")
     @inlinable public mutating func field<T: PatchDiffable>(_ new: T, _ old: T, _ path: String, _ member: StaticString) {
         if new == old { return }
-        new.diff(from: old, at: path + member.description, into: &self)
+        guard T.diffReplacesWhole, path.isEmpty else { return new.diff(from: old, at: path + member.description, into: &self) }
+        // A top-level scalar: `{"op":"replace","path":"<member>","value":` in place, with no path
+        // string built, and a number in the same append (the counter's POST writes one of these;
+        // in specialized code `as? Int` is decided at compile time).
+        let number = new as? Int
+        let first = _count == 0
+        writer.withCursor(maxBytes: 40 + member.utf8CodeUnitCount + JSONCursor.maxIntBytes) { c in
+            if !first { c.writeRawStatic(",") }
+            c.writeRawStatic(#"{"op":"replace","path":""#)
+            c.writeRawStatic(member)
+            c.writeRawStatic(#"","value":"#)
+            c.needsComma = false
+            if let number { c.write(number); c.writeRawStatic("}") }
+        }
+        if number == nil {
+            writer.needsComma = false
+            new.writeJSON(to: &writer)
+            writer.bytes.append(UInt8(ascii: "}"))
+        }
+        _count += 1
     }
 }

@@ -25,7 +25,7 @@ enum CORS {
     static func addHeaders(for requestHeaders: HTTPHeaders, to headers: inout HTTPHeaders) {
         // A JSON answer has it already (`JSONAnswer.ok`): adding it again would copy the fields
         // of a cached answer, which every reader of the head shares.
-        if !headers.contains("Vary", value: "Origin") { headers.add("Vary", "Origin") }
+        if !headers.contains(static: "Vary", "Origin") { headers.add(static: "Vary", "Origin") }
         // Asked of every answer: the value is looked at in place, no string made of it.
         guard requestHeaders.withValue("Origin", { _ in true }) != nil else { return }
         addHeaders(to: &headers)

@@ -219,9 +219,13 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     }
 
     private func headLocked() -> CachedHead {
-        if let cached = cachedState, cached.version == store.version { return cached }
+        // Compared in place: binding the head first would copy it (and its buffers' references).
+        if cachedState?.version == store.version, let cached = cachedState { return cached }
         let version = store.version
-        let (response, stateRange) = JSONAnswer.state(version: version, expectedStateBytes: cachedState?.stateRange.count ?? 64) {
+        // The head before lends its buffers (`JSONAnswer.state`): the session lets go of it first.
+        let expectedStateBytes = cachedState?.stateRange.count ?? 64
+        var previous = cachedState.take()?.response
+        let (response, stateRange) = JSONAnswer.state(version: version, reusing: &previous, expectedStateBytes: expectedStateBytes) {
             store.encodeState(into: &$0)
         }
         let fresh = CachedHead(version: version, response: response, stateRange: stateRange)

@@ -1,17 +1,22 @@
 import HTTPEngine
+import StoreCore
 
 /// Successful JSON answers.
 enum JSONAnswer {
     static func ok(_ body: [UInt8], status: Int = 200, etagVersion: Int? = nil) -> HTTPResponse {
-        var headers = HTTPHeaders()
-        // Content-Type, ETag, Vary and at most one more (Preference-Applied, Location, Idempotent-Replayed).
-        headers.reserveCapacity(4)
-        headers.add("Content-Type", "application/json")
+        // Content-Type, ETag, Vary and at most one more (Preference-Applied, Location,
+        // Idempotent-Replayed): 140 bytes hold them with their lengths, in one allocation.
+        var headers = HTTPHeaders(reservingBytes: 140)
+        addFields(etagVersion: etagVersion, to: &headers)
+        return HTTPResponse(status: status, headers: headers, body: body)
+    }
+
+    private static func addFields(etagVersion: Int?, to headers: inout HTTPHeaders) {
+        headers.add(static: "Content-Type", "application/json")
         if let etagVersion { addEntityTag(etagVersion, to: &headers) }
         // Every answer says it (`CORS.addHeaders`); said here, a shared answer (the head's) is
         // not copied to say it.
-        headers.add("Vary", "Origin")
-        return HTTPResponse(status: status, headers: headers, body: body)
+        headers.add(static: "Vary", "Origin")
     }
 
     /// `ETag: "<version>"`, the digits written on the stack and copied in: no string is built
@@ -46,67 +51,75 @@ enum JSONAnswer {
             return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start...]), as: UTF8.self)
         }
     }
-
-    static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
-        if value < 0 {
-            bytes.append(UInt8(ascii: "-"))
-            // The magnitude as UInt, so Int.min does not overflow.
-            return appendDecimal(UInt(bitPattern: 0) &- UInt(bitPattern: value), to: &bytes)
-        }
-        appendDecimal(UInt(value), to: &bytes)
-    }
-
-    private static func appendDecimal(_ value: UInt, to bytes: inout [UInt8]) {
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for the 20 digits of UInt.max
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var v = value, n = 0
-            repeat { buffer[23 - n] = UInt8(48 + v % 10); v /= 10; n += 1 } while v > 0
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(24 - n)...]))
-        }
-    }
 }
 
 extension JSONAnswer {
     /// `{"version":N,"state":…}` with its ETag: the answer of GET state and of a full POST.
     static func state(version: Int, state: [UInt8]) -> HTTPResponse {
-        ok(wrap(version: version, member: "state", raw: state), etagVersion: version)
+        ok(wrap(version: version, member: #","state":"#, raw: state), etagVersion: version)
     }
 
     /// The same answer with the state written by `encode` straight into the body, and where it lies there.
     /// `expectedStateBytes` (the previous version's size) sizes the body once: a fixed reserve
     /// would make every answer of a small state a large-bin `malloc`, which consolidates glibc's
     /// fast bins, and a large state would grow by doubling.
-    static func state(version: Int, expectedStateBytes: Int, encode: (inout [UInt8]) -> Void) -> (HTTPResponse, Range<Int>) {
+    ///
+    /// `previous`, the head's answer this one replaces, lends its body and fields' storage: once
+    /// its answer is sent nothing else holds them, so a POST reuses both instead of freeing two
+    /// buffers and allocating two (~800 instructions, `scripts/instructions-per-request.sh`). Still
+    /// held (a kept idempotent answer, a GET being written), they are copied on write as usual; far
+    /// larger than needed, they go, so a state that shrank does not keep its largest buffer.
+    static func state(version: Int, reusing previous: inout HTTPResponse?, expectedStateBytes: Int,
+                      encode: (inout [UInt8]) -> Void) -> (HTTPResponse, Range<Int>) {
+        let capacity = 40 + expectedStateBytes + expectedStateBytes / 16
         var body: [UInt8] = []
-        body.reserveCapacity(40 + expectedStateBytes + expectedStateBytes / 16)
-        body.append(contentsOf: #"{"version":"#.utf8)
-        appendDecimal(version, to: &body)
-        body.append(contentsOf: #","state":"#.utf8)
+        var headers = HTTPHeaders()
+        // Moved out, not copied: a copy would hold the buffers while they are cleared.
+        if var old = previous.take() {
+            swap(&body, &old.body)
+            swap(&headers, &old.headers)
+            if body.capacity <= 2 * capacity + 4096 { body.removeAll(keepingCapacity: true) } else { body = [] }
+            headers.removeAllKeepingRoom()
+        } else {
+            headers = HTTPHeaders(reservingBytes: 140)
+        }
+        body.reserveCapacity(capacity)
+        appendPrefix(version: version, member: #","state":"#, to: &body)
         let start = body.count
         encode(&body)
         let end = body.count
         body.append(UInt8(ascii: "}"))
-        return (ok(body, etagVersion: version), start..<end)
+        addFields(etagVersion: version, to: &headers)
+        return (HTTPResponse(status: 200, headers: headers, body: body), start..<end)
     }
 
     /// `{"version":N,"patch":[…]}` for `Prefer: return=minimal` (RFC 7240 §4.2), saying the preference was applied.
     static func patch(version: Int, patches: [[UInt8]]) -> HTTPResponse {
-        var response = ok(wrap(version: version, member: "patch", raw: PatchBytes.concatenate(patches)), etagVersion: version)
+        var response = ok(wrap(version: version, member: #","patch":"#, raw: PatchBytes.concatenate(patches)), etagVersion: version)
         response.headers.add("Preference-Applied", "return=minimal")
         return response
     }
 
     private static func wrap(version: Int, member: StaticString, raw: [UInt8]) -> [UInt8] {
         var body: [UInt8] = []
-        body.reserveCapacity(32 + raw.count)
-        body.append(contentsOf: #"{"version":"#.utf8)
-        appendDecimal(version, to: &body)
-        body.append(contentsOf: #",""#.utf8)
-        body.append(contentsOf: UnsafeBufferPointer(start: member.utf8Start, count: member.utf8CodeUnitCount))
-        body.append(contentsOf: #"":"#.utf8)
+        body.reserveCapacity(40 + raw.count)
+        appendPrefix(version: version, member: member, to: &body)
         body += raw
         body.append(UInt8(ascii: "}"))
         return body
+    }
+
+    /// `{"version":N` and `member` (`,"state":`), written on the stack and appended once.
+    private static func appendPrefix(version: Int, member: StaticString, to body: inout [UInt8]) {
+        let room = 12 + JSONCursor.maxIntBytes + member.utf8CodeUnitCount
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { buffer in
+            let start = buffer.baseAddress.unsafelyUnwrapped
+            var c = JSONCursor(start: start, count: room)
+            c.writeRawStatic(#"{"version":"#)
+            c.write(version)
+            c.writeRawStatic(member)
+            body.append(contentsOf: UnsafeBufferPointer(start: start, count: c.written(from: start)))
+        }
     }
 }
 
