@@ -3,7 +3,8 @@
 # callgrind: the same for the same binary and inputs whatever else the machine is doing, so a change
 # to the request path can be compared on this shared machine where req/s moves ±20% between runs.
 #
-# WORKLOAD: post (POST counter/incrTapped, the default), get (GET state), post-never (POST under
+# WORKLOAD: post (POST counter/incrTapped, the default), post-tasks (POST tasks/toggleDone with a
+# payload, to a tasks session of one task), get (GET state), post-never (POST under
 # --fsync never on a fresh data directory), post-always-c64 (POST under --fsync always from wrk's 64
 # connections, so the journal's groups, its writer thread and the loops' hand-offs are counted as
 # they run under load: two wrk runs of SHORT and LONG seconds, default 4 and 12, differenced). For each, runs the release build under
@@ -50,13 +51,19 @@ instructions() {
 import http.client, json, sys
 port, workload, count = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-c.request("POST", "/sessions", body=b'{"kind":"counter"}', headers={"Content-Type": "application/json"})
+kind = b"tasks" if workload == "post-tasks" else b"counter"
+c.request("POST", "/sessions", body=b'{"kind":"' + kind + b'"}', headers={"Content-Type": "application/json"})
 created = json.loads(c.getresponse().read())
 auth = {"Authorization": "Bearer " + created["token"], "Content-Type": "application/json"}
 path = "/sessions/%s/" % created["id"]
+if workload == "post-tasks":
+    c.request("POST", path + "actions", body=b'{"type":"tasks/add","payload":{"title":"a task"}}', headers=auth)
+    c.getresponse().read()
 for _ in range(count):
     if workload == "get":
         c.request("GET", path + "state", headers=auth)
+    elif workload == "post-tasks":
+        c.request("POST", path + "actions", body=b'{"type":"tasks/toggleDone","payload":{"id":1}}', headers=auth)
     else:
         c.request("POST", path + "actions", body=b'{"type":"counter/incrTapped"}', headers=auth)
     r = c.getresponse(); r.read()

@@ -140,18 +140,4 @@ final class HotPathTests: XCTestCase {
             XCTAssertNil(Router.singleAction(Array(body.utf8), at: 0), body)
         }
     }
-
-    func testForEachMemberAgreesWithParse() throws {
-        let deep = String(repeating: "[", count: 70) + String(repeating: "]", count: 70)
-        for body in [#"{"a":1,"b":{"c":[true,null]},"a":2}"#, "{ }", #"{"x":"#, #"{"a":1}{"#, #"{"k":\#(deep)}"#, "[1]"] {
-            var members: [String: JSONValue] = [:]
-            let ok = JSONReader.forEachMember(of: Array(body.utf8)) { members[$0] = $1 }
-            if case .object(let object)? = try? JSONReader.parse(Array(body.utf8)) {
-                XCTAssertTrue(ok, body)
-                XCTAssertEqual(members, object, body)
-            } else {
-                XCTAssertFalse(ok, body)
-            }
-        }
-    }
 }

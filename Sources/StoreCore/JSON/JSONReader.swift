@@ -24,21 +24,6 @@ public enum JSONReader {
         }
     }
 
-    /// Reads `bytes` as one JSON object and hands each member to `member`, in order, without
-    /// building the object (no dictionary, no hashing): for callers that want a few known members.
-    /// Returns false when the bytes are not exactly one valid JSON object; `member` may have seen
-    /// some members by then, and `parse` gives the error.
-    public static func forEachMember(of bytes: [UInt8], maxDepth: Int = 64, _ member: (String, JSONValue) -> Void) -> Bool {
-        bytes.withUnsafeBufferPointer { buf in
-            var p = Parser(bytes: buf, maxDepth: maxDepth)
-            p.skipWhitespace()
-            guard p.index < buf.count, buf[p.index] == UInt8(ascii: "{") else { return false }
-            do { try p.parseMembers(depth: 1, member) } catch { return false }
-            p.skipWhitespace()
-            return p.index == buf.count
-        }
-    }
-
     public static func parse(_ text: String, maxDepth: Int = 64) throws(JSONParseError) -> JSONValue {
         try parse(Array(text.utf8), maxDepth: maxDepth)
     }

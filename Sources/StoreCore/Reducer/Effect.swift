@@ -21,7 +21,9 @@ public struct Effect<Action: Sendable>: Sendable {
         }
     }
 
-    @usableFromInline enum Node: Sendable {
+    /// Indirect: an effect is one word, `.none` without an allocation, and copying one (as
+    /// every reducer's result is returned up through its scopes) is at most a retain.
+    @usableFromInline indirect enum Node: Sendable {
         case none
         case run(Job)
         case output(StoreOutput)
@@ -45,6 +47,14 @@ public struct Effect<Action: Sendable>: Sendable {
     @inlinable public static func merge(_ effects: Effect...) -> Effect { merge(effects) }
 
     @inlinable public var isNone: Bool { if case .none = node { return true } else { return false } }
+
+    /// This effect, then `other`: no merge node unless both do something (most actions concern
+    /// one feature, so combining reducers makes no array).
+    @inlinable public func merge(with other: Effect) -> Effect {
+        if other.isNone { return self }
+        if isNone { return other }
+        return .merge([self, other])
+    }
 
     /// The same effect sending `transform(action)` instead (used by `pullback`).
     @inlinable public func map<B>(_ transform: @escaping @Sendable (Action) -> B) -> Effect<B> {

@@ -10,12 +10,32 @@
 ///         }
 ///         return .none
 ///     }
-public struct Reducer<State, Action: Sendable>: Sendable {
+public struct Reducer<State, Action: Sendable>: ReducerProtocol {
     public let reduce: @Sendable (inout State, Action, ActionContext) throws(Rejection) -> Effect<Action>
 
     @inlinable
     public init(_ reduce: @escaping @Sendable (inout State, Action, ActionContext) throws(Rejection) -> Effect<Action>) {
         self.reduce = reduce
+    }
+
+    /// Any reducer as a `Reducer`: one closure around it, the composition inside it specialized.
+    ///
+    ///     let app = Reducer(CombineReducers(counterScope, favoritesScope))
+    @inlinable
+    public init<R: ReducerProtocol>(_ reducer: R) where R.State == State, R.Action == Action {
+        if let same = reducer as? Reducer {
+            self = same
+            return
+        }
+        // Boxed: the closure borrows the composition from the box's constant, where a capture
+        // by value was copied out of the closure's context on every call.
+        let box = ReducerBox(reducer)
+        self.init { state, action, context throws(Rejection) in try box.reducer.reduce(into: &state, action: action, context: context) }
+    }
+
+    @inlinable
+    public func reduce(into state: inout State, action: Action, context: ActionContext) throws(Rejection) -> Effect<Action> {
+        try reduce(&state, action, context)
     }
 
     @inlinable
@@ -25,71 +45,73 @@ public struct Reducer<State, Action: Sendable>: Sendable {
 }
 
 extension Reducer {
-    /// Runs every reducer in order on the same action; their effects are merged.
-    /// A refusal from any of them refuses the action (the Store rolls back the earlier ones too).
+    /// Runs every reducer in order on the same action; their effects are merged. A refusal from
+    /// any of them refuses the action (the Store rolls back the earlier ones too). The reducers
+    /// are nested as `CombineReducers` values: one closure for the whole, inside it each call is
+    /// direct and inlinable.
+    ///
+    ///     let app = Reducer<AppState, AppAction>.combine(
+    ///         counterReducer.pullback(state: \.counter, action: AppAction.counterCase),
+    ///         favoritesReducer.pullback(state: \.favorites, action: AppAction.favoritesCase))
     @inlinable
-    public static func combine(_ reducers: Reducer...) -> Reducer { combine(reducers) }
+    public static func combine<R0: ReducerProtocol, R1: ReducerProtocol>(_ r0: R0, _ r1: R1) -> Reducer
+    where R0.State == State, R0.Action == Action,
+          R1.State == State, R1.Action == Action {
+        Reducer(CombineReducers(r0, r1))
+    }
 
+    @inlinable
+    public static func combine<R0: ReducerProtocol, R1: ReducerProtocol, R2: ReducerProtocol>(_ r0: R0, _ r1: R1, _ r2: R2) -> Reducer
+    where R0.State == State, R0.Action == Action,
+          R1.State == State, R1.Action == Action,
+          R2.State == State, R2.Action == Action {
+        Reducer(CombineReducers(r0, CombineReducers(r1, r2)))
+    }
+
+    @inlinable
+    public static func combine<R0: ReducerProtocol, R1: ReducerProtocol, R2: ReducerProtocol, R3: ReducerProtocol>(_ r0: R0, _ r1: R1, _ r2: R2, _ r3: R3) -> Reducer
+    where R0.State == State, R0.Action == Action,
+          R1.State == State, R1.Action == Action,
+          R2.State == State, R2.Action == Action,
+          R3.State == State, R3.Action == Action {
+        Reducer(CombineReducers(r0, CombineReducers(r1, CombineReducers(r2, r3))))
+    }
+
+    @inlinable
+    public static func combine<R0: ReducerProtocol, R1: ReducerProtocol, R2: ReducerProtocol, R3: ReducerProtocol, R4: ReducerProtocol>(_ r0: R0, _ r1: R1, _ r2: R2, _ r3: R3, _ r4: R4) -> Reducer
+    where R0.State == State, R0.Action == Action,
+          R1.State == State, R1.Action == Action,
+          R2.State == State, R2.Action == Action,
+          R3.State == State, R3.Action == Action,
+          R4.State == State, R4.Action == Action {
+        Reducer(CombineReducers(r0, CombineReducers(r1, CombineReducers(r2, CombineReducers(r3, r4)))))
+    }
+
+    @inlinable
+    public static func combine<R0: ReducerProtocol, R1: ReducerProtocol, R2: ReducerProtocol, R3: ReducerProtocol, R4: ReducerProtocol, R5: ReducerProtocol>(_ r0: R0, _ r1: R1, _ r2: R2, _ r3: R3, _ r4: R4, _ r5: R5) -> Reducer
+    where R0.State == State, R0.Action == Action,
+          R1.State == State, R1.Action == Action,
+          R2.State == State, R2.Action == Action,
+          R3.State == State, R3.Action == Action,
+          R4.State == State, R4.Action == Action,
+          R5.State == State, R5.Action == Action {
+        Reducer(CombineReducers(r0, CombineReducers(r1, CombineReducers(r2, CombineReducers(r3, CombineReducers(r4, r5))))))
+    }
+
+    /// `combine` for a list made at run time: each reducer is called through its closure.
     @inlinable
     public static func combine(_ reducers: [Reducer]) -> Reducer {
         Reducer { state, action, context throws(Rejection) in
-            // Most actions concern one feature: no array unless two reducers return effects.
             var result = Effect<Action>.none
-            for r in reducers {
-                let e = try r.reduce(&state, action, context)
-                if e.isNone { continue }
-                result = result.isNone ? e : .merge([result, e])
-            }
+            for r in reducers { result = result.merge(with: try r.reduce(&state, action, context)) }
             return result
-        }
-    }
-
-    /// Lifts a feature reducer to a parent: its state lives at `state` (a writable key path,
-    /// stored or computed), its actions are the parent actions `action.extract` recognizes,
-    /// and its effects' actions are embedded back into the parent's.
-    ///
-    ///     let app = counterReducer.pullback(state: \AppState.counter, action: AppAction.counterCase)
-    @inlinable
-    public func pullback<ParentState, ParentAction>(
-        state toLocal: WritableKeyPath<ParentState, State> & Sendable,
-        action toLocalAction: CasePath<ParentAction, Action>
-    ) -> Reducer<ParentState, ParentAction> {
-        let reduce = self.reduce
-        if let offset = MemoryLayout<ParentState>.offset(of: toLocal) {
-            // A stored property: reduced in place at its offset (which `offset(of:)` guarantees
-            // for stored-property key paths), so no copy of its collections and no trip through
-            // the key path runtime on every action.
-            return Reducer<ParentState, ParentAction> { parent, parentAction, context throws(Rejection) in
-                guard let local = toLocalAction.extract(parentAction) else { return .none }
-                let effect = try withUnsafeMutablePointer(to: &parent) { (pointer) throws(Rejection) -> Effect<Action> in
-                    let field = (UnsafeMutableRawPointer(pointer) + offset).assumingMemoryBound(to: State.self)
-                    return try reduce(&field.pointee, local, context)
-                }
-                return effect.isNone ? .none : effect.map(toLocalAction.embed)
-            }
-        }
-        // A computed view over several parent fields: read, reduce, write back.
-        return Reducer<ParentState, ParentAction> { parent, parentAction, context throws(Rejection) in
-            guard let localAction = toLocalAction.extract(parentAction) else { return .none }
-            var local = parent[keyPath: toLocal]
-            let effect = try reduce(&local, localAction, context)  // refused: parent left as it was
-            parent[keyPath: toLocal] = local
-            return effect.isNone ? .none : effect.map(toLocalAction.embed)
         }
     }
 }
 
-/// The embed/extract pair that relates a parent action enum to one of its cases.
-///
-///     CasePath<AppAction, CounterAction>(embed: AppAction.counter) {
-///         if case .counter(let a) = $0 { return a } else { return nil }
-///     }
-public struct CasePath<Root, Value>: Sendable {
-    public let embed: @Sendable (Value) -> Root
-    public let extract: @Sendable (Root) -> Value?
-    @inlinable
-    public init(embed: @escaping @Sendable (Value) -> Root, extract: @escaping @Sendable (Root) -> Value?) {
-        self.embed = embed
-        self.extract = extract
-    }
+/// A composed reducer held by reference, for `Reducer.init(_:)`'s closure.
+@usableFromInline
+final class ReducerBox<R: ReducerProtocol>: Sendable {
+    @usableFromInline let reducer: R
+    @inlinable init(_ reducer: R) { self.reducer = reducer }
 }

@@ -70,6 +70,8 @@ public protocol StoreKind: Sendable {
     /// A state of this kind read from `reader` (a snapshot's bytes), for `makeStore(shared:)`:
     /// straight into the state when it is `JSONStreamDecodable`, without a `JSONValue` of it.
     func readState(from reader: inout JSONStreamReader) throws(StateDecodingError) -> SharedState
+    /// Every action type (client and internal), for reading a request's `"type"` by its bytes.
+    var actionTypeNames: ActionTypeNames { get }
 }
 
 extension StoreKind {
@@ -80,6 +82,8 @@ extension StoreKind {
 }
 
 extension StoreKind {
+    /// For kinds that keep none: built on each call (`Kind` keeps its own).
+    public var actionTypeNames: ActionTypeNames { ActionTypeNames(actionTypes + internalActionTypes) }
     public func payloadSchema(of type: String) -> JSONValue? { nil }
     public var outputTypes: [OutputType] { [] }
 }

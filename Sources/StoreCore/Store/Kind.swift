@@ -14,6 +14,8 @@ public struct Kind<State: StoreState, Action: StoreAction>: StoreKind {
     public let name: String
     public let reducer: Reducer<State, Action>
     public let resume: (@Sendable (State) -> Effect<Action>)?
+    /// Every action type, matched by its bytes when a request is read (`ActionRecord.read(fsa:names:…)`).
+    public let actionTypeNames: ActionTypeNames
     /// Built by the inlined initializer in the registering module, so the stores it makes run
     /// code specialized for this State and Action.
     @usableFromInline let factory: @Sendable (State, Int, EffectEnvironment) -> any AnyStore
@@ -23,6 +25,7 @@ public struct Kind<State: StoreState, Action: StoreAction>: StoreKind {
         self.name = name
         self.reducer = reducer
         self.resume = resume
+        self.actionTypeNames = ActionTypeNames(Action.allTypes)
         self.factory = { state, version, environment in
             ErasedStore(Store(kind: name, state: state, version: version, reducer: reducer, environment: environment), resume: resume)
         }

@@ -38,9 +38,12 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
         // The writer takes the caller's buffer for the duration (a move, not a copy).
         var w = JSONWriter(capacity: 0)
         swap(&w.bytes, &bytes)
-        _state.writeJSON(to: &w)
+        Self.write(&_state, to: &w)
         swap(&w.bytes, &bytes)
     }
+
+    /// Writes the state borrowed in place (`inout`), not a copy of the stored property.
+    @inlinable static func write(_ state: inout State, to w: inout JSONWriter) { state.writeJSON(to: &w) }
 
     @inlinable public func stateValue() -> JSONValue { _state.jsonValue() }
 
@@ -62,7 +65,7 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
             throw .internalAction(type: record.type)
         }
         let action = try Action(type: record.type, payload: record.payload)
-        if !replaying, record.source == .client, record.payload != nil, record.payload != .null, action.payload == nil {
+        if !replaying, record.source == .client, record.payload != nil, record.payload != .null, !action.hasPayload {
             throw .invalidPayload(detail: "payload: this action takes none; send it without one")
         }
         return action
@@ -85,10 +88,12 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
     @inlinable
     func apply(_ records: [ActionRecord], replaying: Bool) throws(BatchError) -> [Change] {
         if records.count == 1 {
-            // The common case, without the intermediate array of actions.
+            // The common case, without the intermediate array of actions; the record is copied
+            // out of the array once, and that copy moves into the change.
+            let record = records[0]
             let action: Action
-            do { action = try Store.decode(records[0], replaying: replaying) } catch { throw BatchError(index: 0, error: error) }
-            return [try applyOne(action, records[0], collect: &pending)]
+            do { action = try Store.decode(record, replaying: replaying) } catch { throw BatchError(index: 0, error: error) }
+            return [try applyOne(action, record, collect: &pending)]
         }
         var actions: [Action] = []
         actions.reserveCapacity(records.count)
@@ -129,11 +134,21 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
     }
 
     @inlinable
-    func applyOne(_ action: Action, _ record: ActionRecord, collect: inout [Effect<Action>.Job]) throws(BatchError) -> Change {
-        let before = _state.checkpoint()
-        let change = try step(action, record, index: 0, before: before, batchStart: before, collect: &collect)
-        _state.commit()
+    func applyOne(_ action: Action, _ record: consuming ActionRecord, collect: inout [Effect<Action>.Job]) throws(BatchError) -> Change {
+        let change = try Self.applyOne(action, record, to: &_state, reducer, version: _version + 1, collect: &collect)
         _version += 1
+        return change
+    }
+
+    /// `applyOne` on the state in place: the steps below take it `inout`, so reading it for the
+    /// checkpoint, the patch and the rollback borrows it where a read of the stored property
+    /// would copy it (a retain and a release per collection it holds).
+    @inlinable
+    static func applyOne(_ action: Action, _ record: consuming ActionRecord, to state: inout State, _ reducer: Reducer<State, Action>,
+                         version: Int, collect: inout [Effect<Action>.Job]) throws(BatchError) -> Change {
+        let before = state.checkpoint()
+        let change = try step(action, record, on: &state, reducer, version: version, index: 0, before: before, batchStart: before, collect: &collect)
+        state.commit()
         return change
     }
 
@@ -147,7 +162,8 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
         let batchStart = _state.checkpoint()
         for i in 0..<actions.count {
             let before = i == 0 ? batchStart : _state.checkpoint()
-            changes.append(try step(actions[i], records[i], index: i, before: before, batchStart: batchStart, collect: &jobs))
+            changes.append(try Self.step(actions[i], records[i], on: &_state, reducer, version: _version + i + 1, index: i,
+                                         before: before, batchStart: batchStart, collect: &jobs))
             if keepEvery > 0, i < actions.count - 1, (_version + i + 1) % keepEvery == 0 {
                 // A copy (O(1)) with its tables' logs forgotten: the batch's log stays with the
                 // store, and the kept state never rolls back.
@@ -162,23 +178,26 @@ public final class Store<State: StoreState, Action: StoreAction>: AnyStore {
         return changes
     }
 
-    /// One action of a batch: reduce, or roll the whole batch back to `batchStart` and throw;
-    /// then the patch since `before`, the outputs, and the effects' work (into `collect`).
+    /// One action of a batch, producing `version`: reduce, or roll the whole batch back to
+    /// `batchStart` and throw; then the patch since `before`, the outputs, and the effects' work
+    /// (into `collect`).
     @inlinable
-    func step(_ action: Action, _ record: ActionRecord, index: Int, before: State.Checkpoint, batchStart: State.Checkpoint,
-              collect: inout [Effect<Action>.Job]) throws(BatchError) -> Change {
+    static func step(_ action: Action, _ record: consuming ActionRecord, on state: inout State, _ reducer: Reducer<State, Action>,
+                     version: Int, index: Int, before: State.Checkpoint, batchStart: State.Checkpoint,
+                     collect: inout [Effect<Action>.Job]) throws(BatchError) -> Change {
         let effect: Effect<Action>
         do {
-            effect = try reducer.reduce(&_state, action, ActionContext(at: record.at, source: record.source))
+            effect = try reducer.reduce(&state, action, ActionContext(at: record.at, source: record.source))
         } catch {
-            _state.rollback(to: batchStart)
+            state.rollback(to: batchStart)
             throw BatchError(index: index, error: error.actionError)
         }
         var patch = PatchWriter()
-        _state.writePatch(since: before, into: &patch)
+        state.writePatch(since: before, into: &patch)
+        // No outputs, no effects: the common case makes no array and walks no tree.
         var outputs: [StoreOutput] = []
         if !effect.isNone { effect.flatten(outputs: &outputs, jobs: &collect) }
-        return Change(version: _version + index + 1, action: record, patch: patch.finish(), outputs: outputs)
+        return Change(version: version, action: record, patch: patch.finish(), outputs: outputs)
     }
 
     /// Queues `effect`'s async work as if a reducer had returned it (outputs are dropped), for

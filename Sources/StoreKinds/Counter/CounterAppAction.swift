@@ -43,7 +43,11 @@ public enum CounterAppAction: StoreAction, Equatable {
                 throw .invalidPayload(detail: "payload.indexes: expected an array of integers, got \(o["indexes"]?.typeName ?? "none")")
             }
             var indexes: [Int] = []
-            for (i, item) in items.enumerated() { indexes.append(try Payload.int(item, field: "payload.indexes[\(i)]")) }
+            for (i, item) in items.enumerated() {
+                // The field's name only for the refusal: none made per index read.
+                guard case .int(let index) = item else { throw .invalidPayload(detail: "payload.indexes[\(i)]: expected an integer, got \(item.typeName)") }
+                indexes.append(index)
+            }
             self = .favoritePrimes(.deleteFavoritePrimes(indexes: indexes))
         default:
             throw Self.unknown(type)
@@ -60,6 +64,13 @@ public enum CounterAppAction: StoreAction, Equatable {
         case .primeModal(.saveFavoritePrimeTapped): return "primeModal/saveFavoritePrimeTapped"
         case .primeModal(.removeFavoritePrimeTapped): return "primeModal/removeFavoritePrimeTapped"
         case .favoritePrimes(.deleteFavoritePrimes): return "favoritePrimes/deleteFavoritePrimes"
+        }
+    }
+
+    public var hasPayload: Bool {
+        switch self {
+        case .counter(.nthPrimeResponse), .favoritePrimes(.deleteFavoritePrimes): return true
+        default: return false
         }
     }
 

@@ -71,6 +71,13 @@ public enum LoginAction: StoreAction, Equatable {
         }
     }
 
+    public var hasPayload: Bool {
+        switch self {
+        case .loginTapped, .loginFailed: return false
+        default: return true
+        }
+    }
+
     public var payload: JSONValue? {
         switch self {
         case .emailChanged(let s), .passwordChanged(let s): return .string(s)

@@ -49,6 +49,9 @@ public enum ShopAction: StoreAction, Equatable {
         }
     }
 
+    /// Both shop actions carry one.
+    public var hasPayload: Bool { true }
+
     public var payload: JSONValue? {
         switch self {
         case .add(let name), .remove(let name): return .string(name)

@@ -52,6 +52,9 @@ public enum TasksAction: StoreAction, Equatable {
         }
     }
 
+    /// Every tasks action carries one.
+    public var hasPayload: Bool { true }
+
     public var payload: JSONValue? {
         switch self {
         case .add(let title): return .object(["title": .string(title)])

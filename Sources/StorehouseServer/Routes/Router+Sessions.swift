@@ -249,7 +249,7 @@ extension Router {
         defer { budget.release(reservation) }
         let now = registry.context.now()
         let records: [ActionRecord]
-        if let record = Self.singleAction(request.body, at: now) {
+        if let record = Self.singleAction(request.body, at: now, names: session.kind.actionTypeNames) {
             records = [record]
         } else {
             guard let parsed = parseActions(request.body, at: now, exchange) else { return }
@@ -341,22 +341,11 @@ extension Router {
         return nil
     }
 
-    /// The usual body, one FSA object with a string `type`, read without building the object;
+    /// The usual body, one FSA object with a string `type`, read from its bytes with the type
+    /// matched against the session's kind's `names` (no `String` per request, no object built);
     /// nil for anything else (a batch, another shape, bad JSON), which `parseActions` answers.
-    static func singleAction(_ body: [UInt8], at now: Int64) -> ActionRecord? {
-        var type: JSONValue?, payload: JSONValue?, meta: JSONValue?
-        let isObject = JSONReader.forEachMember(of: body) { key, value in
-            // The last of duplicate members wins, as when the body is read into an object.
-            switch key {
-            case "type": type = value
-            case "payload": payload = value
-            case "meta": meta = value
-            default: break
-            }
-        }
-        guard isObject, case .string(let name)? = type else { return nil }
-        return ActionRecord(type: name, payload: payload.flatMap { $0 == .null ? nil : $0 },
-                            meta: meta.flatMap { $0 == .null ? nil : $0 }, at: now, source: .client)
+    static func singleAction(_ body: [UInt8], at now: Int64, names: ActionTypeNames = .none) -> ActionRecord? {
+        ActionRecord.read(fsa: body, names: names, at: now, source: .client)
     }
 
     /// The body's actions, one or a batch; nil once the refusal is sent.

@@ -1,0 +1,42 @@
+/// A feature's reducer run on its part of a parent's state, for the parent actions that are
+/// the feature's: what `pullback(state:action:)` makes.
+///
+///     let counter = Scope(state: \AppState.counter, action: AppAction.counterCase, child: counterReducer)
+///
+/// A stored property is reduced in place at its offset (which `MemoryLayout.offset(of:)`
+/// guarantees for stored-property key paths): no copy of its collections and no trip through
+/// the key path runtime per action. A computed property (a view over several parent fields)
+/// is read, reduced and written back; a refusal leaves the parent as it was.
+public struct Scope<ParentState, ParentAction: Sendable, Child: ReducerProtocol>: ReducerProtocol {
+    @usableFromInline let toLocal: WritableKeyPath<ParentState, Child.State> & Sendable
+    /// The stored property's offset in `ParentState`, nil for a computed one.
+    @usableFromInline let offset: Int?
+    @usableFromInline let toLocalAction: CasePath<ParentAction, Child.Action>
+    @usableFromInline let child: Child
+
+    @inlinable
+    public init(state toLocal: WritableKeyPath<ParentState, Child.State> & Sendable,
+                action toLocalAction: CasePath<ParentAction, Child.Action>, child: Child) {
+        self.toLocal = toLocal
+        self.offset = MemoryLayout<ParentState>.offset(of: toLocal)
+        self.toLocalAction = toLocalAction
+        self.child = child
+    }
+
+    @inlinable
+    public func reduce(into parent: inout ParentState, action: ParentAction, context: ActionContext) throws(Rejection) -> Effect<ParentAction> {
+        guard let local = toLocalAction.extract(action) else { return .none }
+        let effect: Effect<Child.Action>
+        if let offset {
+            effect = try withUnsafeMutablePointer(to: &parent) { (pointer) throws(Rejection) -> Effect<Child.Action> in
+                let field = (UnsafeMutableRawPointer(pointer) + offset).assumingMemoryBound(to: Child.State.self)
+                return try child.reduce(into: &field.pointee, action: local, context: context)
+            }
+        } else {
+            var state = parent[keyPath: toLocal]
+            effect = try child.reduce(into: &state, action: local, context: context)  // refused: parent left as it was
+            parent[keyPath: toLocal] = state
+        }
+        return effect.isNone ? .none : effect.map(toLocalAction.embed)
+    }
+}
