@@ -102,18 +102,32 @@ public final class Journal: Sendable {
     /// it waits for more work (an event loop at the end of an iteration).
     public func append(session: String, records: [(version: Int, bytes: [UInt8])], commitLater: Bool = false,
                        completion: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
-        guard FileNames.isValidSessionID(session) else {
-            DispatchQueue.global().async { completion(.failure(.invalidSessionID(session))) }
-            return
-        }
-        if !writer.submit(.append(id: session, records: records, done: completion), wake: !commitLater) {
+        append(session: session, records: records, commitLater: commitLater, done: .typed(completion))
+    }
+
+    /// ``append(session:records:commitLater:completion:)`` for a caller whose results carry
+    /// `any Error` (a `JournalError` when it fails): its closure is kept as it is given, with no
+    /// converting closure allocated around it per append.
+    ///
+    ///     journal.appendErasingError(session: "abc", records: [(version: 1, bytes: line)]) { result in
+    ///         if case .failure(let error) = result { print(error) }
+    ///     }
+    public func appendErasingError(session: String, records: [(version: Int, bytes: [UInt8])], commitLater: Bool = false,
+                                   completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        append(session: session, records: records, commitLater: commitLater, done: .erased(completion))
+    }
+
+    private func append(session: String, records: [(version: Int, bytes: [UInt8])], commitLater: Bool, done: JournalWriter.Done) {
+        // The id is checked by the writer, for an append it holds no session for (every session
+        // it holds has a checked id): not once per append on the caller's thread.
+        if !writer.submit(.append(id: session, records: records, done: done), wake: !commitLater) {
             // Answered once the writer has run its last completions, never before: an append of
             // this session still in flight is answered first, so the caller settles its versions in
             // order (settled first, this refusal rolled back an earlier append that became durable).
             let writer = self.writer
             DispatchQueue.global().async {
                 writer.waitUntilStopped()
-                completion(.failure(.closed))
+                done(.failure(.closed))
             }
         }
     }

@@ -24,4 +24,19 @@ final class FileNamesTests: XCTestCase {
             XCTAssertNil(FileNames.parse(name), name)
         }
     }
+
+    /// Every byte an id may hold, and none other: `[A-Za-z0-9_-]`, and '.' only between two parts.
+    func testEveryByteIsJudgedByTheIdCharacterClass() {
+        for b in 0...255 {
+            let byte = UInt8(b)
+            let inClass = (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b) || (0x30...0x39).contains(b) || b == 0x5F || b == 0x2D
+            let text = String(decoding: [UInt8(ascii: "a"), byte, UInt8(ascii: "b")], as: UTF8.self)
+            XCTAssertEqual(FileNames.isValidSessionID(text), inClass || byte == UInt8(ascii: "."), "byte \(b)")
+            XCTAssertEqual(FileNames.isValidSessionID(String(decoding: [byte], as: UTF8.self)), inClass, "byte \(b) alone")
+        }
+        XCTAssertFalse(FileNames.isValidSessionID(""))
+        XCTAssertTrue(FileNames.isValidSessionID(String(repeating: "z", count: 64)))
+        XCTAssertFalse(FileNames.isValidSessionID(String(repeating: "z", count: 65)))
+        XCTAssertFalse(FileNames.isValidSessionID("é"))
+    }
 }

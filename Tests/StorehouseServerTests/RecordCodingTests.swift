@@ -58,4 +58,22 @@ final class RecordCodingTests: XCTestCase {
         hugeLength[10] = 0xFF; hugeLength[11] = 0xFF; hugeLength[12] = 0xFF; hugeLength[13] = 0x7F
         XCTAssertThrowsError(try RecordCoding.decodeJournalRecord(hugeLength))
     }
+
+    /// The bytes recovery reads, field by field as `journalRecord` documents them: every server
+    /// that wrote a journal must still be read after the encoder changes.
+    func testBytesAreTheDocumentedFormat() {
+        func le<T: FixedWidthInteger>(_ v: T) -> [UInt8] { (0..<MemoryLayout<T>.size).map { UInt8(truncatingIfNeeded: v >> ($0 * 8)) } }
+        let record = ActionRecord(type: "t", payload: .string("x"), at: 0x0102, source: .effect)
+        let mark = RecordCoding.IdempotencyMark(key: "k", bodyHash: [UInt8](repeating: 0xAB, count: 32), firstVersion: 5, minimal: true)
+        let refusal = RecordCoding.KeptRefusal(key: "r", bodyHash: [1, 2], version: 6, minimal: false, createdAt: 7, status: 409,
+                                               body: Array("{}".utf8))
+        var expected: [UInt8] = [1, 1] + le(UInt64(0x0102)) + le(UInt32(1)) + Array("t".utf8) + le(UInt32(3)) + Array(#""x""#.utf8)
+        expected += le(UInt32.max) + [1] + le(UInt32(1)) + Array("k".utf8) + [UInt8](repeating: 0xAB, count: 32) + le(UInt64(5)) + [1]
+        expected += le(UInt32(1)) + le(UInt32(1)) + Array("r".utf8) + [UInt8](repeating: 0, count: 32) + le(UInt64(6)) + [0]
+        expected += le(UInt64(7)) + le(UInt16(409)) + le(UInt32(2)) + Array("{}".utf8)
+        XCTAssertEqual(RecordCoding.journalRecord(record, mark: mark, refusals: [refusal]), expected)
+        let plain = ActionRecord(type: "counter/incrTapped", at: 5, source: .client)
+        XCTAssertEqual(RecordCoding.journalRecord(plain, mark: nil),
+                       [1, 0] + le(UInt64(5)) + le(UInt32(18)) + Array("counter/incrTapped".utf8) + le(UInt32.max) + le(UInt32.max) + [0])
+    }
 }

@@ -29,24 +29,29 @@ enum Frame {
     /// Appends one frame; `version` is ignored for `.meta` (and is the synced-through offset for `.groupEnd`).
     static func append(kind: Kind, version: Int, payload: [UInt8], to out: inout [UInt8]) {
         let start = out.count
-        let bodyLength = kind == .meta ? 2 + payload.count : 9 + payload.count
-        out.reserveCapacity(start + headerSize + bodyLength)
-        appendUInt32(UInt32(truncatingIfNeeded: bodyLength), to: &out)
-        appendUInt32(0, to: &out)
-        out.append(kind.rawValue)
-        if kind == .meta {
-            out.append(formatVersion)
-        } else {
-            let v = UInt64(bitPattern: Int64(version))
-            for i in 0..<8 { out.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) }
-        }
+        let headLength = headerSize + (kind == .meta ? 2 : 9)
+        // Zeros for the head, the payload, then the head's fields and the checksum written in
+        // place: every record and every group's end goes through here.
+        out.reserveCapacity(start + headLength + payload.count)
+        out.append(contentsOf: zeroHead[..<headLength])
         out.append(contentsOf: payload)
-        let crc = out.withUnsafeBytes { raw -> UInt32 in
-            let c = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[start..<start + 4]))
-            return CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[(start + 8)...]), continuing: c)
+        out.withUnsafeMutableBytes { raw in
+            let frame = UnsafeMutableRawBufferPointer(rebasing: raw[start...])
+            frame.storeBytes(of: UInt32(truncatingIfNeeded: frame.count - headerSize).littleEndian, as: UInt32.self)
+            frame[headerSize] = kind.rawValue
+            if kind == .meta {
+                frame[headerSize + 1] = formatVersion
+            } else {
+                frame.storeBytes(of: Int64(version).littleEndian, toByteOffset: headerSize + 1, as: Int64.self)
+            }
+            let c = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: frame[..<4]))
+            let crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: frame[headerSize...]), continuing: c)
+            frame.storeBytes(of: crc.littleEndian, toByteOffset: 4, as: UInt32.self)
         }
-        for i in 0..<4 { out[start + 4 + i] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(i))) }
     }
+
+    /// What `append` starts a frame's head from.
+    private static let zeroHead = [UInt8](repeating: 0, count: headerSize + 9)
 
     /// The bytes `append` would put before `payload` (length, checksum, kind, version), for a
     /// payload written on its own: a snapshot's tens of megabytes go to disk from the buffer they

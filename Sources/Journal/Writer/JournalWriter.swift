@@ -23,9 +23,24 @@ import SystemSupport
 final class JournalWriter: @unchecked Sendable {  // state below `queue` is touched only under `processLock`
     typealias Completion = @Sendable (Result<Void, JournalError>) -> Void
 
+    /// An append's completion as its caller gave it: a caller whose results are `any Error` (the
+    /// server's `SessionLog`) hands its closure over as it is, with no closure per append around
+    /// it to convert the error.
+    enum Done: Sendable {
+        case typed(Completion)
+        case erased(@Sendable (Result<Void, any Error>) -> Void)
+
+        func callAsFunction(_ result: Result<Void, JournalError>) {
+            switch self {
+            case .typed(let done): done(result)
+            case .erased(let done): done(result.mapError { $0 })
+            }
+        }
+    }
+
     enum Op: Sendable {
         case create(id: String, meta: [UInt8], done: Completion)
-        case append(id: String, records: [(version: Int, bytes: [UInt8])], done: Completion)
+        case append(id: String, records: [(version: Int, bytes: [UInt8])], done: Done)
         case snapshot(id: String, version: Int, bytes: [UInt8])
         /// A snapshot whose temp file `writeSnapshotTemp` wrote and synced (`written`) on another
         /// thread: the group only renames it into place and compacts, then calls `done` with whether
@@ -194,7 +209,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         var ops = Self.taken(&spareOps)
         queue.withLock { q in
             swap(&q.ops, &ops)
-            if leavingSnapshots, ops.contains(where: \.isSnapshot) {
+            if leavingSnapshots, ops.contains(where: { $0.isSnapshot }) {
                 // Moving a snapshot after later appends is safe: it only ever deletes segments
                 // whose every record is at or below its version, and rotation starts a new one.
                 q.ops.append(contentsOf: ops.lazy.filter(\.isSnapshot))
@@ -229,8 +244,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     // MARK: - One group
 
     private enum Pending {
-        case session(SessionState, Completion)
-        case done(Completion, Result<Void, JournalError>)
+        case session(SessionState, Done)
+        case done(Done, Result<Void, JournalError>)
         case signal(@Sendable () -> Void)
     }
 
@@ -248,11 +263,16 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     /// Runs what the completions deferred, including what that work defers in turn.
     private func runAfterGroup() {
         while !afterGroup.isEmpty {
-            let work = afterGroup
-            afterGroup = []
+            // The two lists trade storage, so deferring work allocates nothing once they have grown.
+            var work = Self.taken(&spareAfterGroup)
+            swap(&work, &afterGroup)
             for body in work { body() }
+            spareAfterGroup = Self.emptied(&work)
         }
     }
+
+    /// `afterGroup`'s other storage (see `runAfterGroup`); touched under `processLock`.
+    private var spareAfterGroup: [@Sendable () -> Void] = []
 
     /// Where a group's ops are released under `always` (see `processQueued`).
     private static let reaper = DispatchQueue(label: "journal-reaper", qos: .utility)
@@ -304,7 +324,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
 
         for op in ops {
             switch op {
-            case .create(let id, let meta, let done):
+            case .create(let id, let meta, let callback):
+                let done = Done.typed(callback)
                 if sessions[id] != nil {
                     completions.append(.done(done, .failure(.sessionExists(id))))
                     continue
@@ -329,7 +350,10 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
 
             case .append(let id, let records, let done):
                 guard let s = sessions[id] else {
-                    completions.append(.done(done, .failure(.unknownSession(id))))
+                    // Sessions are held only under ids checked when they were created or read, so
+                    // `Journal.append` leaves the check to an append that finds none.
+                    let error: JournalError = FileNames.isValidSessionID(id) ? .unknownSession(id) : .invalidSessionID(id)
+                    completions.append(.done(done, .failure(error)))
                     continue
                 }
                 if let reason = s.failure {
@@ -526,9 +550,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                 s.size += s.pending.count
                 s.sealed = false
                 if policy != .always {
-                    // Bounded: an older entry dropped only makes a later group-end frame claim less.
-                    if s.unsynced.count >= 64 { s.unsynced.removeFirst() }
-                    s.unsynced.append((counters.groups, s.size))
+                    s.unsynced.append(group: counters.groups, size: s.size)
                 }
                 if let v = s.pendingLastVersion {
                     s.lastVersion = v

@@ -33,7 +33,7 @@ final class SessionState {
     var syncedSize = 0
     /// `batch`: the writes since then, by group number and the size each left, oldest
     /// first; a sync that began after a group makes its size synced.
-    var unsynced: [(group: Int, size: Int)] = []
+    var unsynced = UnsyncedWrites()
     /// A background sync failed after a write still unclaimed: claims stop there (see `advanceSynced`).
     var claimsFrozen = false
     /// The last write is claimed by a group-end frame after it (`seal` at close).

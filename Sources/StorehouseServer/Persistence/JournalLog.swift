@@ -28,9 +28,7 @@ struct JournalLog: SessionLog {
         // the order the journal promises per session is kept.
         var later = false
         if case .eventLoop(let loop) = committer { later = loops.markPending(loop) }
-        journal.append(session: sessionID, records: records, commitLater: later) { result in
-            completion(result.mapError { $0 as any Error })
-        }
+        journal.appendErasingError(session: sessionID, records: records, commitLater: later, completion: completion)
     }
 
     func afterCompletions(_ body: @escaping @Sendable () -> Void) {

@@ -65,35 +65,94 @@ enum RecordCoding {
     /// i64 version, u8 minimal, i64 created at, u16 status, u32 len + problem JSON`.
     /// The journal frames and checksums it; these bytes are the server's alone.
     static func journalRecord(_ record: ActionRecord, mark: IdempotencyMark?, refusals: [KeptRefusal] = []) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(32 + record.type.utf8.count)
-        out.append(journalFormat)
-        out.append(record.source == .client ? 0 : 1)
-        appendInteger(UInt64(bitPattern: record.at), to: &out)
-        appendBlob(record.type.utf8, to: &out)
-        appendOptionalJSON(record.payload, to: &out)
-        appendOptionalJSON(record.meta, to: &out)
-        if let mark {
-            out.append(1)
-            appendBlob(mark.key.utf8, to: &out)
-            out += mark.bodyHash.count == 32 ? mark.bodyHash : [UInt8](repeating: 0, count: 32)
-            appendInteger(UInt64(bitPattern: Int64(mark.firstVersion)), to: &out)
-            out.append(mark.minimal ? 1 : 0)
-        } else {
-            out.append(0)
+        let payload = record.payload?.encoded()
+        let meta = record.meta?.encoded()
+        // The exact size first, so the record is one allocation written in place: it is encoded
+        // for every action a durable session takes (`bash scripts/instructions-per-request.sh post-never`).
+        var size = 2 + 8 + 4 + record.type.utf8.count + 4 + (payload?.count ?? 0) + 4 + (meta?.count ?? 0) + 1
+        if let mark { size += 4 + mark.key.utf8.count + 32 + 8 + 1 }
+        if !refusals.isEmpty {
+            size += 4
+            for refusal in refusals { size += 4 + refusal.key.utf8.count + 32 + 8 + 1 + 8 + 2 + 4 + refusal.body.count }
         }
-        guard !refusals.isEmpty else { return out }
-        appendLength(UInt32(refusals.count), to: &out)
-        for refusal in refusals {
-            appendBlob(refusal.key.utf8, to: &out)
-            out += refusal.bodyHash.count == 32 ? refusal.bodyHash : [UInt8](repeating: 0, count: 32)
-            appendInteger(UInt64(bitPattern: Int64(refusal.version)), to: &out)
-            out.append(refusal.minimal ? 1 : 0)
-            appendInteger(UInt64(bitPattern: refusal.createdAt), to: &out)
-            appendLittleEndian(UInt16(clamping: refusal.status), to: &out)
-            appendBlob(refusal.body, to: &out)
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            var w = RecordWriter(base: buffer.baseAddress!, capacity: size)  // capacity >= 24: never nil
+            w.byte(journalFormat)
+            w.byte(record.source == .client ? 0 : 1)
+            w.integer(UInt64(bitPattern: record.at))
+            w.blob(record.type)
+            w.optionalBlob(payload)
+            w.optionalBlob(meta)
+            if let mark {
+                w.byte(1)
+                w.blob(mark.key)
+                w.hash(mark.bodyHash)
+                w.integer(UInt64(bitPattern: Int64(mark.firstVersion)))
+                w.byte(mark.minimal ? 1 : 0)
+            } else {
+                w.byte(0)
+            }
+            if !refusals.isEmpty {
+                w.integer(UInt32(refusals.count))
+                for refusal in refusals {
+                    w.blob(refusal.key)
+                    w.hash(refusal.bodyHash)
+                    w.integer(UInt64(bitPattern: Int64(refusal.version)))
+                    w.byte(refusal.minimal ? 1 : 0)
+                    w.integer(UInt64(bitPattern: refusal.createdAt))
+                    w.integer(UInt16(clamping: refusal.status))
+                    w.optionalBlob(refusal.body)
+                }
+            }
+            initialized = w.offset
         }
-        return out
+    }
+
+    /// Writes a journal record into storage of its exact size (`journalRecord` computes it); a
+    /// write past `capacity` stops the process rather than write outside the buffer.
+    private struct RecordWriter {
+        let base: UnsafeMutablePointer<UInt8>
+        let capacity: Int
+        var offset = 0
+
+        private mutating func claim(_ count: Int) -> UnsafeMutablePointer<UInt8> {
+            precondition(offset + count <= capacity, "journal record larger than its computed size")
+            defer { offset += count }
+            return base + offset
+        }
+
+        mutating func byte(_ value: UInt8) { claim(1).pointee = value }
+
+        mutating func integer<T: FixedWidthInteger>(_ value: T) {
+            UnsafeMutableRawPointer(claim(MemoryLayout<T>.size)).storeBytes(of: value.littleEndian, as: T.self)
+        }
+
+        mutating func bytes(_ source: UnsafeBufferPointer<UInt8>) {
+            guard let from = source.baseAddress, source.count > 0 else { return }
+            claim(source.count).update(from: from, count: source.count)
+        }
+
+        /// `u32 len` and the string's UTF-8.
+        mutating func blob(_ string: String) {
+            var string = string
+            string.withUTF8 { utf8 in
+                integer(UInt32(utf8.count))
+                bytes(utf8)
+            }
+        }
+
+        /// `u32 len` and the bytes, or the length `absent` alone for none.
+        mutating func optionalBlob(_ value: [UInt8]?) {
+            guard let value else { return integer(absent) }
+            integer(UInt32(value.count))
+            value.withUnsafeBufferPointer { bytes($0) }
+        }
+
+        /// A 32-byte body hash; zeros for one of another length.
+        mutating func hash(_ value: [UInt8]) {
+            guard value.count == 32 else { return claim(32).initialize(repeating: 0, count: 32) }
+            value.withUnsafeBufferPointer { bytes($0) }
+        }
     }
 
     struct DecodeError: Error, CustomStringConvertible { let description: String }
@@ -133,23 +192,6 @@ enum RecordCoding {
 
     private static let journalFormat: UInt8 = 1
     private static let absent: UInt32 = .max
-
-    private static func appendInteger(_ value: UInt64, to out: inout [UInt8]) { appendLittleEndian(value, to: &out) }
-    private static func appendLength(_ value: UInt32, to out: inout [UInt8]) { appendLittleEndian(value, to: &out) }
-
-    private static func appendLittleEndian<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {
-        for i in 0..<MemoryLayout<T>.size { out.append(UInt8(truncatingIfNeeded: value >> (i * 8))) }
-    }
-
-    private static func appendBlob(_ bytes: some Collection<UInt8>, to out: inout [UInt8]) {
-        appendLength(UInt32(bytes.count), to: &out)
-        out += bytes
-    }
-
-    private static func appendOptionalJSON(_ value: JSONValue?, to out: inout [UInt8]) {
-        guard let value else { return appendLength(absent, to: &out) }
-        appendBlob(value.encoded(), to: &out)
-    }
 
     /// A cursor over a record; every read checks the bounds, so a damaged record is an error, never a trap.
     private struct ByteReader {
