@@ -29,10 +29,10 @@ extension ReducerProtocol {
     ///         counterReducer.pullback(state: \.counter, action: AppAction.counterCase),
     ///         settingsReducer.pullback(state: \.settings, action: AppAction.settingsCase))
     @inlinable
-    public func pullback<ParentState, ParentAction>(
+    public func pullback<ParentState, Path: CasePathProtocol>(
         state toLocal: WritableKeyPath<ParentState, State> & Sendable,
-        action toLocalAction: CasePath<ParentAction, Action>
-    ) -> Scope<ParentState, ParentAction, Self> {
+        action toLocalAction: Path
+    ) -> Scope<ParentState, Path, Self> where Path.Value == Action, Path.Root: Sendable {
         Scope(state: toLocal, action: toLocalAction, child: self)
     }
 }
