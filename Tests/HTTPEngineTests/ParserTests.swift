@@ -65,6 +65,23 @@ final class ParserTests: XCTestCase {
         }
     }
 
+    func testTokenRunsEndWhereTheByteRuleEndsThemAtEveryPosition() {
+        // Each byte value at each position of names of 1–20 bytes otherwise letters, digits and
+        // `-`: the eight-byte scan must stop at the first byte that is not a tchar, and only there.
+        let filler = Array("aZ9-".utf8)
+        for length in 1...20 {
+            for position in 0..<length {
+                for b in UInt8.min...UInt8.max {
+                    var bytes = (0..<length).map { filler[$0 % filler.count] }
+                    bytes[position] = b
+                    let expected = ASCII.isTokenChar(b) ? length : position
+                    let end = bytes.withUnsafeBufferPointer { ASCII.tokenEnd($0.baseAddress!, from: 0, to: length) }
+                    if end != expected { XCTFail("byte \(b) at \(position) of \(length): \(end)"); return }
+                }
+            }
+        }
+    }
+
     func testFieldValueWordsAgreeWithTheByteRuleAtEveryPosition() {
         // Each byte value at each position of strings of 1–24 bytes otherwise printable: the
         // eight-byte test must give the byte-by-byte verdict wherever the odd byte falls.
@@ -254,5 +271,210 @@ final class ParserTests: XCTestCase {
             XCTAssertEqual(drive(bytes, slice: 1), whole)
             XCTAssertEqual(drive(bytes, slice: 13), whole)
         }
+    }
+}
+
+/// The head of a parsed request is one buffer: the target's bytes, then the fields. What the
+/// request hands out from it must be what it would have held as strings.
+final class ParsedHeadTests: XCTestCase {
+    func parse(_ text: String) -> HTTPRequest? {
+        var parser = HTTPRequestParser()
+        let bytes = Array(text.utf8)
+        guard case .request(let request) = bytes.withUnsafeBufferPointer({ parser.parse($0) }).event else { return nil }
+        return request
+    }
+
+    func testTheTargetIsNotAField() {
+        let request = parse("GET /s/abc/state?x=1 HTTP/1.1\r\nHost: h\r\nX-A: 1\r\n\r\n")
+        XCTAssertEqual(request?.target, "/s/abc/state?x=1")
+        XCTAssertEqual(request?.path, "/s/abc/state")
+        XCTAssertEqual(request?.query, "x=1")
+        XCTAssertEqual(request?.headers.count, 2)
+        XCTAssertEqual(request?.headers.map(\.name), ["Host", "X-A"])
+        XCTAssertEqual(request?.headers.map(\.value), ["h", "1"])
+        XCTAssertEqual(request?.withTargetBytes { Array($0) }, Array("/s/abc/state?x=1".utf8))
+    }
+
+    func testATargetSetLaterReplacesTheParsedOneAndKeepsTheFields() {
+        guard var request = parse("GET /a?b HTTP/1.1\r\nHost: h\r\n\r\n") else { return XCTFail("no request") }
+        request.target = "/other/path?q=2"
+        XCTAssertEqual(request.target, "/other/path?q=2")
+        XCTAssertEqual(request.path, "/other/path")
+        XCTAssertEqual(request.query, "q=2")
+        XCTAssertEqual(request.headers["host"], "h")
+        request.headers.add("X-New", "v")
+        XCTAssertEqual(request.target, "/other/path?q=2")
+    }
+
+    func testFieldsAddedToAParsedRequestKeepItsTarget() {
+        guard var request = parse("GET /keep HTTP/1.1\r\nHost: h\r\n\r\n") else { return XCTFail("no request") }
+        request.headers.add("X-B", "2")
+        request.headers.remove("Host")
+        XCTAssertEqual(request.target, "/keep")
+        XCTAssertEqual(request.headers.map(\.name), ["X-B"])
+    }
+
+    func testLookupsIgnoreCaseAndValuesAreTrimmedOfWhitespace() {
+        let request = parse("POST /p HTTP/1.1\r\nhOsT: h\r\nCONTENT-TYPE:\t application/json \t\r\nAuthorization: Bearer t0k\r\nContent-Length: 2\r\n\r\n{}")
+        XCTAssertEqual(request?.headers["Content-Type"], "application/json")
+        XCTAssertEqual(request?.headers["content-type"], "application/json")
+        XCTAssertEqual(request?.headers["AUTHORIZATION"], "Bearer t0k")
+        XCTAssertEqual(request?.headers["host"], "h")
+        XCTAssertEqual(request?.headers.map(\.name), ["hOsT", "CONTENT-TYPE", "Authorization", "Content-Length"])
+        XCTAssertEqual(request?.body, Array("{}".utf8))
+    }
+
+    func testObsTextInAValueIsKeptByteForByte() {
+        // RFC 9110 §5.5: obs-text (0x80–0xFF) is allowed in a field value; it reaches the caller
+        // as the bytes sent, and as a string the way String(decoding:) reads them.
+        var bytes = Array("GET / HTTP/1.1\r\nHost: h\r\nX-Name: J".utf8)
+        let value: [UInt8] = [UInt8(ascii: "J"), 0xC3, 0xB6, 0xFF, UInt8(ascii: "g")]
+        bytes += value.dropFirst() + Array("\r\n\r\n".utf8)
+        var parser = HTTPRequestParser()
+        guard case .request(let request) = bytes.withUnsafeBufferPointer({ parser.parse($0) }).event else { return XCTFail("refused") }
+        XCTAssertEqual(request.headers.withValue("x-name") { Array($0) }, value)
+        XCTAssertEqual(request.headers["X-Name"], String(decoding: value, as: UTF8.self))
+    }
+
+    func testFramingNamesMatchInAnyCaseAndOnlyThoseNames() {
+        // Names as long as a framing field's but another, and a framing name in odd case.
+        XCTAssertEqual(drive("POST / HTTP/1.1\r\nHost: h\r\ncOnTeNt-LeNgTh: 2\r\n\r\nok"),
+                       [.request(method: "POST", target: "/", body: "ok", keepAlive: true)])
+        XCTAssertEqual(drive("POST / HTTP/1.1\r\nHost: h\r\nContent-Lengtx: 2\r\n\r\nok"),
+                       [.request(method: "POST", target: "/", body: "", keepAlive: true)], "no body: \"ok\" starts the next request")
+        XCTAssertEqual(drive("GET / HTTP/1.1\r\nHosu: h\r\n\r\n"), [.error(400)], "no Host")
+        XCTAssertEqual(drive("GET / HTTP/1.1\r\nHOST: h\r\nconnection: CLOSE\r\n\r\n"),
+                       [.request(method: "GET", target: "/", body: "", keepAlive: false)])
+        XCTAssertEqual(drive("GET / HTTP/1.1\r\nHost: h\r\nConnectiom: close\r\n\r\n"),
+                       [.request(method: "GET", target: "/", body: "", keepAlive: true)])
+        XCTAssertEqual(drive("POST / HTTP/1.1\r\nHost: h\r\nTRANSFER-ENCODING: Chunked\r\n\r\n0\r\n\r\n"),
+                       [.request(method: "POST", target: "/", body: "", keepAlive: true)])
+        // `^` with bit 5 set is `~`, `_` is DEL: neither may pass for a letter or `-`.
+        XCTAssertEqual(drive("POST / HTTP/1.1\r\nHost: h\r\nContent^Length: 2\r\n\r\n"),
+                       [.request(method: "POST", target: "/", body: "", keepAlive: true)])
+    }
+
+    func testContentLengthDigitsReadAtOnceAgreeWithTheListRule() {
+        XCTAssertEqual(drive("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 0003\r\n\r\nabc"),
+                       [.request(method: "POST", target: "/", body: "abc", keepAlive: true)])
+        XCTAssertEqual(drive("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc"),
+                       [.request(method: "POST", target: "/", body: "abc", keepAlive: true)])
+        XCTAssertEqual(drive("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd"), [.error(400)])
+        XCTAssertEqual(drive("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nContent-Length: 3, 4\r\n\r\nabcd"), [.error(400)])
+        XCTAssertEqual(drive("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 999999999999999999\r\n\r\n"), [.error(413)])
+        XCTAssertEqual(drive("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3 \r\n\r\nabc"),
+                       [.request(method: "POST", target: "/", body: "abc", keepAlive: true)])
+    }
+
+    func testTargetsWithEveryVisibleByteAtEveryWordPosition() {
+        // The target is read eight bytes at a time: a `?`, a `#` or a byte that is not visible
+        // ASCII must be seen wherever it falls in a word.
+        for length in 1...20 {
+            for position in 0..<length {
+                for b: UInt8 in [0x21, 0x23, 0x3F, 0x7E, 0x7F, 0x80, 0xFF, 0x09, 0x00, 0x0B] {
+                    var target = Array(repeating: UInt8(ascii: "a"), count: length)
+                    target[0] = UInt8(ascii: "/")
+                    if position > 0 { target[position] = b }
+                    let bytes = Array("GET ".utf8) + target + Array(" HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
+                    let outcome = drive(bytes)
+                    let text = String(decoding: target, as: UTF8.self)
+                    let visible = target.allSatisfy { $0 >= 0x21 && $0 <= 0x7E }
+                    let expected: [ParseOutcome] = visible && !target.contains(0x23)
+                        ? [.request(method: "GET", target: text, body: "", keepAlive: true)] : [.error(400)]
+                    XCTAssertEqual(outcome, expected, "\(target)")
+                    if case .request = outcome.first, let q = target.firstIndex(of: 0x3F) {
+                        var parser = HTTPRequestParser()
+                        guard case .request(let r) = bytes.withUnsafeBufferPointer({ parser.parse($0) }).event else { return XCTFail() }
+                        XCTAssertEqual(r.path, String(decoding: target[..<q], as: UTF8.self))
+                        XCTAssertEqual(r.query, String(decoding: target[(q + 1)...], as: UTF8.self))
+                    }
+                }
+            }
+        }
+    }
+
+    func testValueBytesAtEveryWordPosition() {
+        // A value is read eight bytes at a time up to the first byte that is not in it: HTAB and
+        // obs-text are in it wherever they fall, a control byte or DEL never is.
+        for length in 1...20 {
+            for position in 0..<length {
+                for b: UInt8 in [0x09, 0x20, 0x7E, 0x80, 0xFF, 0x7F, 0x00, 0x0D, 0x1F] {
+                    var value = Array(repeating: UInt8(ascii: "v"), count: length)
+                    value[position] = b
+                    let bytes = Array("GET / HTTP/1.1\r\nHost: h\r\nX-V: ".utf8) + value + Array("\r\nX-W: w\r\n\r\n".utf8)
+                    var parser = HTTPRequestParser()
+                    let event = bytes.withUnsafeBufferPointer { parser.parse($0) }.event
+                    let allowed = b == 0x09 || (b >= 0x20 && b != 0x7F)
+                    switch event {
+                    case .request(let request) where allowed:
+                        var trimmed = value[...]
+                        while let last = trimmed.last, last == 0x20 || last == 0x09 { trimmed = trimmed.dropLast() }
+                        while let first = trimmed.first, first == 0x20 || first == 0x09 { trimmed = trimmed.dropFirst() }
+                        XCTAssertEqual(request.headers.withValue("x-v") { Array($0) }, Array(trimmed), "\(value)")
+                        XCTAssertEqual(request.headers["x-w"], "w")
+                    case .error(let error) where !allowed:
+                        XCTAssertEqual(error.status, 400)
+                    default:
+                        XCTFail("\(value): \(event)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// What a parser makes of `bytes` fed whole or a byte at a time: each request's fields, or the error.
+    func fields(_ bytes: [UInt8], byteByByte: Bool) -> [String] {
+        var parser = HTTPRequestParser()
+        var pending: [UInt8] = []
+        var outcomes: [String] = []
+        for chunk in byteByByte ? bytes.map { [$0] } : [bytes] {
+            pending += chunk
+            while true {
+                let (consumed, event) = pending.withUnsafeBufferPointer { parser.parse($0) }
+                pending.removeFirst(consumed)
+                switch event {
+                case .request(let r): outcomes.append(r.headers.map { "\($0.name)=\($0.value)" }.joined(separator: "|")); continue
+                case .error(let e): outcomes.append("\(e)"); return outcomes
+                case .expectContinue: outcomes.append("100"); continue
+                case .needMore: break
+                }
+                break
+            }
+        }
+        return outcomes
+    }
+
+    func testCommonNamesReadByWordsAgreeWithTheByteRule() {
+        // Whole, the common names are matched a word at a time; a byte at a time, fewer than 16
+        // bytes are ever at hand and each name is read byte by byte. Any byte at any position of
+        // the name or its colon must get the same fields or the same error either way.
+        let names = ["Host", "Content-Length", "Content-Type", "Connection", "Authorization", "Accept-Encoding", "Accept",
+                     "User-Agent", "Idempotency-Key"]
+        for name in names {
+            for position in 0...name.utf8.count {
+                for b in UInt8.min...UInt8.max {
+                    var line = Array(name.utf8) + [UInt8(ascii: ":")]
+                    line[position] = b
+                    let head = Array("GET / HTTP/1.1\r\n\(name == "Host" ? "" : "Host: h\r\n")".utf8)
+                    let bytes = head + line + Array(" 0\r\nX-Pad: 0123456789abcdef\r\n\r\n".utf8)
+                    let whole = fields(bytes, byteByByte: false)
+                    let single = fields(bytes, byteByByte: true)
+                    if whole != single { return XCTFail("\(name) byte \(b) at \(position): \(whole) vs \(single)") }
+                }
+            }
+            let spelled = fields(Array("GET / HTTP/1.1\r\n\(name == "Host" ? "" : "Host: h\r\n")\(name.uppercased()): 0\r\nX-Pad: 0123456789abcdef\r\n\r\n".utf8), byteByByte: false)
+            XCTAssertTrue(spelled.first?.contains("\(name.uppercased())=0") ?? false, "\(spelled)")
+        }
+    }
+
+    func testAnLFInsideTheVersionEndsTheRequestLineThere() {
+        // Read straight off the input, the version is at a known place; an LF inside it still
+        // ends the line (RFC 9112 §2.2), so the line is consumed only up to that LF.
+        var parser = HTTPRequestParser()
+        let bytes = Array("GET / HT\nP/1.1\r\nHost: h\r\n\r\n".utf8)
+        let (consumed, event) = bytes.withUnsafeBufferPointer { parser.parse($0) }
+        guard case .error(let error) = event else { return XCTFail("\(event)") }
+        XCTAssertEqual(error.detail, "malformed HTTP version")
+        XCTAssertEqual(consumed, 9)
     }
 }

@@ -19,6 +19,33 @@ enum ASCII {
         "0000000000000000000000000000000001011111001101101111111111000000011111111111111111111111111000111111111111111111111111111110101000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
     }
 
+    /// Where the run of tchars starting at `start` ends (at most `end`): eight bytes at a time
+    /// while they are letters, digits and `-` (the bytes of nearly every field name and method),
+    /// one by one through the other tchars. Each byte's class is worked out in its own lane (the
+    /// high bit set before subtracting, so no borrow crosses bytes), so the lowest byte flagged
+    /// is exactly the first one to look at.
+    @inline(__always) static func tokenEnd(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let raw = UnsafeRawPointer(base)
+        var i = start
+        while true {
+            if i + 8 <= end {
+                let x = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                let x7 = x & ~highs
+                let folded = x7 | (ones &* 0x20)
+                let letter = ((folded | highs) &- ones &* 0x61) & ((ones &* 0xFA) &- folded)
+                let digit = ((x7 | highs) &- ones &* 0x30) & ((ones &* 0xB9) &- x7)
+                let d = x7 ^ (ones &* 0x2D)
+                let dash = ~((d &+ ones &* 0x7F) | d)
+                let other = (~(letter | digit | dash) | x) & highs
+                if other == 0 { i += 8; continue }
+                i += other.trailingZeroBitCount >> 3
+            }
+            guard i < end, isTokenChar(base[i]) else { return i }
+            i += 1
+        }
+    }
+
     /// field-vchar / SP / HTAB (obs-text allowed); CR, LF, NUL and other controls are not.
     @inline(__always) static func isFieldValueChar(_ b: UInt8) -> Bool {
         b == 0x09 || (b >= 0x20 && b != 0x7F)

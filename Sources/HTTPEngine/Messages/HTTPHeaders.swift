@@ -20,6 +20,9 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// `append(contentsOf:)` per part cost ~100 instructions, 300 a field).
     @usableFromInline var storage: [UInt8]
     @usableFromInline var used: Int
+    /// Where the fields start in `storage`: a parsed request keeps its target's bytes before them
+    /// (`HTTPRequest` reads them from there), so its head is one allocation, reused by the parser.
+    @usableFromInline var start: Int
     /// How many fields there are.
     @inlinable public var count: Int { fieldCount }
     @usableFromInline var fieldCount: Int
@@ -29,6 +32,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     public init() {
         storage = []
         used = 0
+        start = 0
         fieldCount = 0
     }
 
@@ -158,7 +162,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         var offset = 0
 
         public mutating func next() -> Field? {
-            guard offset < headers.used else { return nil }
+            // `offset` counts from the first field.
+            guard offset < headers.used - headers.start else { return nil }
             var field: Field?
             headers.withFieldBytes { bytes in
                 let (name, value, next) = HTTPHeaders.field(in: bytes, at: offset)
@@ -198,11 +203,45 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         fieldCount += 1
     }
 
+    /// The parser's append, of a field it checked (its lengths are bounded by the parser's
+    /// limits): `append(name:value:)` without its checks, inlined into the parser's loop.
+    @inline(__always)
+    mutating func appendField(name: UnsafePointer<UInt8>, nameCount: Int, value: UnsafePointer<UInt8>, valueCount: Int) {
+        let start = used
+        let end = start + Self.lengthBytes + nameCount + valueCount
+        if storage.count < end { reserveBytes(Swift.max(end, storage.count * 2, 64)) }
+        storage.withUnsafeMutableBufferPointer { bytes in
+            let field = bytes.baseAddress.unsafelyUnwrapped + start
+            UnsafeMutableRawPointer(field).storeBytes(of: UInt32(truncatingIfNeeded: nameCount), as: UInt32.self)
+            UnsafeMutableRawPointer(field).storeBytes(of: UInt32(truncatingIfNeeded: valueCount), toByteOffset: 4, as: UInt32.self)
+            (field + Self.lengthBytes).update(from: name, count: nameCount)
+            (field + Self.lengthBytes + nameCount).update(from: value, count: valueCount)
+        }
+        used = end
+        fieldCount += 1
+    }
+
     /// Removes every field; with `keepingCapacity` the bytes stay as room for the next fields.
     mutating func removeAll(keepingCapacity: Bool) {
         used = 0
+        start = 0
         fieldCount = 0
         if !keepingCapacity { storage = [] }
+    }
+
+    /// Empties the headers and writes `prefix` before where the fields will go (the parser's
+    /// request-target); `removeAll` and a rebuild (`remove`) drop it.
+    mutating func removeAll(keepingCapacity: Bool, prefix: UnsafeBufferPointer<UInt8>) {
+        removeAll(keepingCapacity: keepingCapacity)
+        // Room for the prefix and a usual header block at once.
+        reserveBytes(prefix.count + 256)
+        if prefix.count > 0 {
+            storage.withUnsafeMutableBufferPointer { bytes in
+                bytes.baseAddress.unsafelyUnwrapped.update(from: prefix.baseAddress.unsafelyUnwrapped, count: prefix.count)
+            }
+        }
+        used = prefix.count
+        start = prefix.count
     }
 
     /// Bytes held for fields and the room after them (tests).
@@ -233,7 +272,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// The bytes that hold fields (not the room after them).
     @inlinable @inline(__always)
     func withFieldBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        try storage.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[..<used])) }
+        try storage.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[start..<used])) }
     }
 
     /// Calls `body` with the value bytes of every field named `name`, in order.

@@ -1,12 +1,23 @@
 /// One complete request as parsed from the wire; the body is fully buffered (bounded by `maxBodyBytes`).
 public struct HTTPRequest: Sendable {
     public var method: String
-    /// The request-target exactly as sent (RFC 9112 §3.2).
+    /// The request-target exactly as sent (RFC 9112 §3.2), made into a string when asked for:
+    /// the router reads the path as bytes (`withPathBytes`).
     public var target: String {
-        didSet { (pathLocation, queryRange) = Self.locate(in: target) }
+        get { withTargetBytes { String(decoding: $0, as: UTF8.self) } }
+        set {
+            targetBytes = Array(newValue.utf8)
+            targetCount = targetBytes.count
+            (pathLocation, queryRange) = targetBytes.withUnsafeBufferPointer { Self.locate(in: $0) }
+        }
     }
-    /// Where path and query lie in `target`, found once on its bytes: the router reads the path as
-    /// bytes, so a request builds no path or query string unless someone asks for one.
+    /// The target is `targetBytes[..<targetCount]`. For a parsed request these are the bytes of
+    /// its head, shared with `headers` (whose fields follow the target): the request's target
+    /// and fields are one allocation, the parser's buffer, reused from request to request.
+    private var targetBytes: [UInt8]
+    private var targetCount: Int
+    /// Where path and query lie in the target, found once on its bytes: a request builds no path
+    /// or query string unless someone asks for one.
     private var pathLocation: PathLocation
     private var queryRange: Range<Int>?
     public var version: HTTPVersion
@@ -16,7 +27,7 @@ public struct HTTPRequest: Sendable {
     public var keepAlive: Bool
 
     enum PathLocation: Sendable, Equatable {
-        /// UTF-8 offsets in `target`.
+        /// Byte offsets in the target.
         case range(Range<Int>)
         /// An absolute-form target with no path, or an empty path before `?`: the path is "/".
         case root
@@ -24,15 +35,17 @@ public struct HTTPRequest: Sendable {
 
     public init(method: String, target: String, version: HTTPVersion = .http1_1,
                 headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], keepAlive: Bool = true) {
-        let (path, query) = Self.locate(in: target)
-        self.init(method: method, target: target, version: version, headers: headers, body: body, keepAlive: keepAlive,
-                  pathLocation: path, queryRange: query)
+        let bytes = Array(target.utf8)
+        let (path, query) = bytes.withUnsafeBufferPointer { Self.locate(in: $0) }
+        self.init(method: method, targetBytes: bytes, targetCount: bytes.count, version: version, headers: headers,
+                  body: body, keepAlive: keepAlive, pathLocation: path, queryRange: query)
     }
 
-    private init(method: String, target: String, version: HTTPVersion, headers: HTTPHeaders, body: [UInt8], keepAlive: Bool,
-                 pathLocation: PathLocation, queryRange: Range<Int>?) {
+    private init(method: String, targetBytes: [UInt8], targetCount: Int, version: HTTPVersion, headers: HTTPHeaders,
+                 body: [UInt8], keepAlive: Bool, pathLocation: PathLocation, queryRange: Range<Int>?) {
         self.method = method
-        self.target = target
+        self.targetBytes = targetBytes
+        self.targetCount = targetCount
         self.version = version
         self.headers = headers
         self.body = body
@@ -41,19 +54,22 @@ public struct HTTPRequest: Sendable {
         self.queryRange = queryRange
     }
 
-    /// A parsed request whose target the parser checked: for an origin-form target (`/…`),
-    /// `originFormQuery` is the offset of its `?` (-1 for none), so the target is not scanned again.
-    init(method: String, target: String, version: HTTPVersion, headers: HTTPHeaders, body: [UInt8], keepAlive: Bool,
+    /// A parsed request, whose target the parser checked and wrote before the fields in
+    /// `headers` (`HTTPHeaders.start` bytes). For an origin-form target (`/…`), `originFormQuery`
+    /// is the offset of its `?` (-1 for none), so the target is not scanned again.
+    init(method: String, version: HTTPVersion, headers: HTTPHeaders, body: [UInt8], keepAlive: Bool,
          originFormQuery: Int?) {
-        guard let question = originFormQuery else {
-            self.init(method: method, target: target, version: version, headers: headers, body: body, keepAlive: keepAlive)
-            return
+        let count = headers.start
+        let path: PathLocation, query: Range<Int>?
+        if let question = originFormQuery {
+            // As `locate`: an origin-form path starts at 0 and is never empty (it starts with "/").
+            path = .range(0..<(question < 0 ? count : question))
+            query = question < 0 ? nil : (question + 1)..<count
+        } else {
+            (path, query) = headers.storage.withUnsafeBufferPointer { Self.locate(in: UnsafeBufferPointer(rebasing: $0[..<count])) }
         }
-        let count = target.utf8.count
-        // As `locate`: an origin-form path starts at 0 and is never empty (it starts with "/").
-        self.init(method: method, target: target, version: version, headers: headers, body: body, keepAlive: keepAlive,
-                  pathLocation: .range(0..<(question < 0 ? count : question)),
-                  queryRange: question < 0 ? nil : (question + 1)..<count)
+        self.init(method: method, targetBytes: headers.storage, targetCount: count, version: version, headers: headers,
+                  body: body, keepAlive: keepAlive, pathLocation: path, queryRange: query)
     }
 
     /// The raw (not percent-decoded) path: the target before `?`.
@@ -64,8 +80,16 @@ public struct HTTPRequest: Sendable {
     /// The raw query after `?`, or nil when the target has none.
     public var query: String? {
         guard let queryRange else { return nil }
-        var t = target
-        return t.withUTF8 { String(decoding: UnsafeBufferPointer(rebasing: $0[queryRange]), as: UTF8.self) }
+        return withTargetBytes { String(decoding: UnsafeBufferPointer(rebasing: $0[queryRange]), as: UTF8.self) }
+    }
+
+    /// Calls `body` with the request-target's bytes, without building a string.
+    ///
+    /// ```swift
+    /// let isAsterisk = request.withTargetBytes { $0.count == 1 && $0[0] == UInt8(ascii: "*") }
+    /// ```
+    public func withTargetBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try targetBytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[..<targetCount])) }
     }
 
     /// Calls `body` with the raw path's UTF-8 bytes (what `path` holds), without building a string.
@@ -74,8 +98,7 @@ public struct HTTPRequest: Sendable {
         case .root:
             return try Self.rootPath.withUnsafeBufferPointer(body)
         case .range(let range):
-            var t = target
-            return try t.withUTF8 { try body(UnsafeBufferPointer(rebasing: $0[range])) }
+            return try targetBytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[range])) }
         }
     }
 
@@ -124,30 +147,27 @@ public struct HTTPRequest: Sendable {
 
     /// Finds path and query in a target's bytes. The parser admits only visible ASCII in a target
     /// (RFC 9112 §3.2), so bytes are characters here.
-    static func locate(in target: String) -> (PathLocation, Range<Int>?) {
-        var t = target
-        return t.withUTF8 { u -> (PathLocation, Range<Int>?) in
-            let slash = UInt8(ascii: "/"), question = UInt8(ascii: "?")
-            var start = 0
-            if u.first != slash {
-                // Absolute-form: the path starts after "scheme://authority".
-                var i = 0
-                while i < u.count {
-                    if u[i] == UInt8(ascii: ":"), i + 2 < u.count, u[i + 1] == slash, u[i + 2] == slash {
-                        var j = i + 3
-                        while j < u.count && u[j] != slash && u[j] != question { j += 1 }
-                        if j == u.count { return (.root, nil) }
-                        if u[j] == question { return (.root, (j + 1)..<u.count) }
-                        start = j
-                        break
-                    }
-                    i += 1
+    static func locate(in u: UnsafeBufferPointer<UInt8>) -> (PathLocation, Range<Int>?) {
+        let slash = UInt8(ascii: "/"), question = UInt8(ascii: "?")
+        var start = 0
+        if u.first != slash {
+            // Absolute-form: the path starts after "scheme://authority".
+            var i = 0
+            while i < u.count {
+                if u[i] == UInt8(ascii: ":"), i + 2 < u.count, u[i + 1] == slash, u[i + 2] == slash {
+                    var j = i + 3
+                    while j < u.count && u[j] != slash && u[j] != question { j += 1 }
+                    if j == u.count { return (.root, nil) }
+                    if u[j] == question { return (.root, (j + 1)..<u.count) }
+                    start = j
+                    break
                 }
+                i += 1
             }
-            var q = start
-            while q < u.count && u[q] != question { q += 1 }
-            if q == u.count { return (.range(start..<u.count), nil) }
-            return (q == start ? .root : .range(start..<q), (q + 1)..<u.count)
         }
+        var q = start
+        while q < u.count && u[q] != question { q += 1 }
+        if q == u.count { return (.range(start..<u.count), nil) }
+        return (q == start ? .root : .range(start..<q), (q + 1)..<u.count)
     }
 }
