@@ -16,10 +16,16 @@ public struct PatchWriter: Sendable {
         writer.writeRawStatic("[")
     }
 
-    /// The finished patch bytes.
-    @inlinable public consuming func finish() -> [UInt8] {
+    /// The finished patch bytes, moved out: the writer is left empty.
+    ///
+    /// Mutating, with the bytes swapped out, so `"]"` goes into a uniquely referenced buffer that
+    /// is then handed over as is (a `consuming` one appends to a copy while the caller's reference
+    /// is alive: a copy of the whole patch per action).
+    @inlinable public mutating func finish() -> [UInt8] {
         writer.writeRawStatic("]")
-        return writer.bytes
+        var bytes: [UInt8] = []
+        swap(&bytes, &writer.bytes)
+        return bytes
     }
 
     public var isEmpty: Bool { count == 0 }

@@ -22,17 +22,18 @@ public protocol ReducerProtocol<State, Action>: Sendable {
 
 extension ReducerProtocol {
     /// Lifts this feature's reducer to a parent: its state lives at `state` (a writable key
-    /// path, stored or computed), its actions are the parent actions `action.extract`
+    /// path, stored or computed), its actions are the parent actions `action.extract(from:)`
     /// recognizes, and its effects' actions are embedded back into the parent's (see `Scope`).
+    /// `action` is a `CasePath`, or a `CasePathProtocol` type that switches on the case.
     ///
     ///     let app = Reducer<AppState, AppAction>.combine(
     ///         counterReducer.pullback(state: \.counter, action: AppAction.counterCase),
     ///         settingsReducer.pullback(state: \.settings, action: AppAction.settingsCase))
     @inlinable
-    public func pullback<ParentState, ParentAction>(
+    public func pullback<ParentState, Path: CasePathProtocol>(
         state toLocal: WritableKeyPath<ParentState, State> & Sendable,
-        action toLocalAction: CasePath<ParentAction, Action>
-    ) -> Scope<ParentState, ParentAction, Self> {
+        action toLocalAction: Path
+    ) -> Scope<ParentState, Path, Self> where Path.Value == Action, Path.Root: Sendable {
         Scope(state: toLocal, action: toLocalAction, child: self)
     }
 }

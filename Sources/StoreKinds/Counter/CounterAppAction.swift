@@ -83,18 +83,6 @@ public enum CounterAppAction: StoreAction, Equatable {
     }
 }
 
-extension CounterAppAction {
-    static let counterCase = CasePath<CounterAppAction, CounterAction>(embed: CounterAppAction.counter) {
-        if case .counter(let a) = $0 { return a } else { return nil }
-    }
-    static let primeModalCase = CasePath<CounterAppAction, PrimeModalAction>(embed: CounterAppAction.primeModal) {
-        if case .primeModal(let a) = $0 { return a } else { return nil }
-    }
-    static let favoritePrimesCase = CasePath<CounterAppAction, FavoritePrimesAction>(embed: CounterAppAction.favoritePrimes) {
-        if case .favoritePrimes(let a) = $0 { return a } else { return nil }
-    }
-}
-
 /// The `counter` kind: three feature reducers lifted into the app state and combined.
 /// The app's interrupted effects: the counter feature's, lifted like its reducer.
 public let counterAppResume: @Sendable (CounterAppState) -> Effect<CounterAppAction> = { state in
