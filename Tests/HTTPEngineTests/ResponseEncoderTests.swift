@@ -61,4 +61,42 @@ final class ResponseEncoderTests: XCTestCase {
         }
         XCTAssertEqual(shared, Array(repeating: UInt8(ascii: "x"), count: 300))
     }
+
+    private func encoded(_ response: HTTPResponse) -> String {
+        let encoded = ResponseEncoder.encode(status: response.status, headers: response.headers, headersChecked: response.headersChecked,
+                                             body: response.body, omitBody: false, close: false, http10KeepAlive: false, dateLine: date)
+        return String(decoding: encoded.head, as: UTF8.self)
+    }
+
+    func testCheckedFieldsAreWrittenAsTheUncheckedOnesAre() {
+        let headers: HTTPHeaders = ["Content-Type": "application/json", "ETag": "\"3\"", "Vary": "Origin"]
+        var response = HTTPResponse(status: 200, headers: headers, body: Array("{}".utf8))
+        let unchecked = encoded(response)
+        XCTAssertTrue(response.checkHeaders())
+        XCTAssertTrue(response.headersChecked)
+        XCTAssertEqual(encoded(response), unchecked)
+        XCTAssertTrue(unchecked.hasPrefix("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nETag: \"3\"\r\nVary: Origin\r\n"))
+    }
+
+    func testFieldsThatWouldSplitTheAnswerOrAreTheEnginesAreNeverMarkedChecked() {
+        let refused: [(String, String)] = [("X-Bad", "a\r\nSet-Cookie: x=1"), ("Bad Name", "v"), ("content-length", "9"),
+                                           ("Connection", "close"), ("Date", "yesterday"), ("Transfer-Encoding", "chunked")]
+        for (name, value) in refused {
+            var response = HTTPResponse(status: 200, headers: HTTPHeaders([("X-Good", "1"), (name, value)]), body: Array("ok".utf8))
+            XCTAssertFalse(response.checkHeaders(), name)
+            XCTAssertFalse(response.headersChecked, name)
+            // The handler's field is dropped; a `Connection: close` is the engine's own line.
+            let written = encoded(response).components(separatedBy: "\(name): \(value)").count - 1
+            XCTAssertEqual(written, name == "Connection" ? 1 : 0, name)
+        }
+    }
+
+    func testAFieldAddedAfterTheCheckIsCheckedWhenSent() {
+        var response = HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array("ok".utf8))
+        XCTAssertTrue(response.checkHeaders())
+        response.headers.add("X-Bad", "a\r\nSet-Cookie: x=1")
+        XCTAssertFalse(response.headersChecked)
+        XCTAssertEqual(encoded(response), "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nDate: Sun, 22 Nov 2026 00:00:00 GMT\r\n"
+                       + "Content-Length: 2\r\n\r\nok")
+    }
 }

@@ -100,23 +100,33 @@ final class HotPathTests: XCTestCase {
 
     func testMetricsFromSeveralThreadsAddUp() {
         let metrics = Metrics(gauges: { (0, 0) })
+        let slot = metrics.actionSlot(kind: "counter", source: "effect")
+        XCTAssertEqual(metrics.actionSlot(kind: "counter", source: "effect"), slot)
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             for _ in 0..<250 {
                 metrics.recordRequest(route: .actions, method: "POST", status: 200, seconds: 0.0001)
                 metrics.recordRequest(route: .other, method: "BREW", status: 418, seconds: 10)
                 metrics.recordActions(kind: "counter", source: "client", count: 2)
+                if let slot { metrics.recordActions(slot: slot, count: 3) }
+                // The same pair counted without its slot adds to the same line.
+                metrics.recordActions(kind: "counter", source: "effect", count: 1)
             }
         }
         let text = metrics.render()
         for line in [#"storehouse_http_requests_total{route="/sessions/{id}/actions",method="POST",status="200"} 1000"#,
                      #"storehouse_http_requests_total{route="other",method="other",status="418"} 1000"#,
                      #"storehouse_actions_total{kind="counter",source="client"} 2000"#,
+                     #"storehouse_actions_total{kind="counter",source="effect"} 4000"#,
                      #"storehouse_http_request_duration_seconds_bucket{route="/sessions/{id}/actions",le="0.0005"} 1000"#,
                      #"storehouse_http_request_duration_seconds_bucket{route="other",le="+Inf"} 1000"#,
                      #"storehouse_http_request_duration_seconds_count{route="other"} 1000"#] {
             XCTAssertTrue(text.contains(line + "\n"), "missing \(line) in\n\(text)")
         }
         XCTAssertEqual(Metrics.Route.allCases.map(\.index), Array(0..<Metrics.Route.allCases.count))
+        // Past the slots, pairs are counted under the lock instead.
+        let slots = (0..<Metrics.actionSlots + 1).map { metrics.actionSlot(kind: "k\($0)", source: "client") }
+        XCTAssertEqual(slots.compactMap { $0 }.count, Metrics.actionSlots - 1)
+        XCTAssertNil(slots.last ?? 0)
         for status in Metrics.commonStatuses { XCTAssertEqual(Metrics.statusSlot(status).map { Metrics.commonStatuses[$0] }, status) }
     }
 

@@ -21,7 +21,8 @@ extension EventLoop {
         // Counted before the bytes leave: a client that has the answer sees the count.
         core.directAnswers.add(1, ordering: .relaxed)
         let close = !framing.keepAlive || draining.load(ordering: .sequentiallyConsistent)
-        let answer = ResponseEncoder.encode(status: response.status, headers: response.headers, body: response.body,
+        let answer = ResponseEncoder.encode(status: response.status, headers: response.headers, headersChecked: response.headersChecked,
+                                            body: response.body,
                                             omitBody: framing.omitBody, close: close, http10KeepAlive: framing.http10 && !close,
                                             dateLine: DirectAnswer.dateLine())
         let closes = close || answer.userClose

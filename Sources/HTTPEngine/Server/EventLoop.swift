@@ -437,7 +437,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
                                     http10: request.version == .http1_0)
         let sequence = c.state.dispatch(framing)
         let responder = HTTPResponder(loop: self, connection: ConnectionRef(connection: c), sequence: sequence, framing: framing)
-        core.handler.handle(request, responder)
+        core.handle(request, responder)
     }
 
     // MARK: answering
@@ -446,7 +446,8 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         guard let framing = c.state.awaitedFraming(sequence) else { return }
         takeBackDirectAnswer(c)
         let close = !framing.keepAlive || shutdownDeadline != nil
-        let userClose = encoder.encode(status: response.status, headers: response.headers, body: response.body,
+        let userClose = encoder.encode(status: response.status, headers: response.headers, headersChecked: response.headersChecked,
+                                       body: response.body,
                                        omitBody: framing.omitBody, close: close,
                                        http10KeepAlive: framing.http10 && !close, into: &c.outbound)
         c.state.answered(closes: close || userClose)

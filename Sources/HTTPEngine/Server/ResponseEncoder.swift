@@ -33,12 +33,12 @@ struct ResponseEncoder {
 
     /// Head + body as output segments; one segment when the body is small so it leaves in one write.
     /// Returns whether the handler asked to close (`Connection: close`).
-    mutating func encode(status: Int, headers: HTTPHeaders, body: [UInt8], omitBody: Bool,
+    mutating func encode(status: Int, headers: HTTPHeaders, headersChecked: Bool = false, body: [UInt8], omitBody: Bool,
                          close: Bool, http10KeepAlive: Bool, into segments: inout OutboundQueue) -> Bool {
         var head = spareHead
         spareHead = []  // so `head` is its storage's only holder and is written in place
-        let encoded = Self.encode(status: status, headers: headers, body: body, omitBody: omitBody, close: close,
-                                  http10KeepAlive: http10KeepAlive, dateLine: dateLine, into: &head)
+        let encoded = Self.encode(status: status, headers: headers, headersChecked: headersChecked, body: body, omitBody: omitBody,
+                                  close: close, http10KeepAlive: http10KeepAlive, dateLine: dateLine, into: &head)
         segments.append(head)
         if let body = encoded.body { segments.append(body) }
         return encoded.userClose
@@ -57,10 +57,10 @@ struct ResponseEncoder {
 
     /// The head, with the body in it when it is small (one write), or the body apart; and whether
     /// the handler asked to close.
-    static func encode(status: Int, headers: HTTPHeaders, body: [UInt8], omitBody: Bool, close: Bool,
+    static func encode(status: Int, headers: HTTPHeaders, headersChecked: Bool = false, body: [UInt8], omitBody: Bool, close: Bool,
                        http10KeepAlive: Bool, dateLine: [UInt8]) -> (head: [UInt8], body: [UInt8]?, userClose: Bool) {
         var head: [UInt8] = []
-        let encoded = encode(status: status, headers: headers, body: body, omitBody: omitBody, close: close,
+        let encoded = encode(status: status, headers: headers, headersChecked: headersChecked, body: body, omitBody: omitBody, close: close,
                              http10KeepAlive: http10KeepAlive, dateLine: dateLine, into: &head)
         return (head, encoded.body, encoded.userClose)
     }
@@ -71,19 +71,22 @@ struct ResponseEncoder {
     /// 8 bytes of lengths where the wire needs 4, `": "` and CRLF), with raw copies: appending part
     /// by part cost ~1,000 instructions per answer. A dropped field, or a status other than 200 and
     /// 201 (sized at the longest status line), leaves room, which is cut off after.
-    static func encode(status: Int, headers: HTTPHeaders, body: [UInt8], omitBody: Bool, close: Bool,
+    ///
+    /// `headersChecked` (`HTTPResponse.checkHeaders`) says the fields were found safe and none of
+    /// the engine's own when the answer was built: they are written as they are.
+    static func encode(status: Int, headers: HTTPHeaders, headersChecked: Bool = false, body: [UInt8], omitBody: Bool, close: Bool,
                        http10KeepAlive: Bool, dateLine: [UInt8], into head: inout [UInt8]) -> (body: [UInt8]?, userClose: Bool) {
         let bodyAllowed = Self.allowsBody(status)
         let inline = bodyAllowed && !omitBody && body.count <= 16 << 10
         // RFC 9110 §8.6: no Content-Length in 1xx or 204, and in a 304 only the 200's length, which
         // the handler did not give (so none); for HEAD it is the GET body's length.
         let hasLength = status != 204 && status != 304 && status >= 200
-        let statusBytes = status == 200 ? status200.count : status == 201 ? status201.count : maxStatusLine
+        let statusBytes = status == 200 ? Line.status200.utf8CodeUnitCount : status == 201 ? Line.status201.utf8CodeUnitCount : maxStatusLine
         // A handler's `Connection: close` is dropped (at least 19 bytes: "Connection: close" CRLF)
         // where the engine's line (at most as long) is written: the count holds either way.
-        let connectionBytes = close ? connectionClose.count : http10KeepAlive ? connectionKeepAlive.count : 0
+        let connectionBytes = close ? Line.connectionClose.utf8CodeUnitCount : http10KeepAlive ? Line.connectionKeepAlive.utf8CodeUnitCount : 0
         let capacity = statusBytes + (headers.used - 4 * headers.count) + dateLine.count
-            + (hasLength ? contentLengthPrefix.count + ByteCursor.decimalDigits(body.count) + 2 : 0)
+            + (hasLength ? Line.contentLengthPrefix.utf8CodeUnitCount + ByteCursor.decimalDigits(body.count) + 2 : 0)
             + connectionBytes + 2 + (inline ? body.count : 0)
         var userClose = false
         // Sized by growing or cutting what `head` holds (it is written over): a head as long as
@@ -94,37 +97,47 @@ struct ResponseEncoder {
             let start = buffer.baseAddress.unsafelyUnwrapped
             var out = ByteCursor(start)
             switch status {
-            case 200: out.write(status200)
-            case 201: out.write(status201)
+            case 200: out.write(Line.status200)
+            case 201: out.write(Line.status201)
             default: out.write(statusLine(status))
             }
-            headers.forEachField { name, value in
-                switch Self.ownedField(name) {
-                case .connection:
-                    if Self.containsClose(value) { userClose = true }
-                case .owned:
-                    break
-                case .none:
-                    // A field that would split the response (CR/LF in a value, a name that is not
-                    // a token) is dropped.
-                    guard isSafe(name: name, value: value) else { break }
+            if headersChecked {
+                headers.forEachField { name, value in
                     out.write(name)
                     out.write(0x3A); out.write(0x20)
                     out.write(value)
                     out.write(0x0D); out.write(0x0A)
+                    return true
                 }
-                return true
+            } else {
+                headers.forEachField { name, value in
+                    switch Self.ownedField(name) {
+                    case .connection:
+                        if Self.containsClose(value) { userClose = true }
+                    case .owned:
+                        break
+                    case .none:
+                        // A field that would split the response (CR/LF in a value, a name that is not
+                        // a token) is dropped.
+                        guard isSafe(name: name, value: value) else { break }
+                        out.write(name)
+                        out.write(0x3A); out.write(0x20)
+                        out.write(value)
+                        out.write(0x0D); out.write(0x0A)
+                    }
+                    return true
+                }
             }
             out.write(dateLine)
             if hasLength {
-                out.write(contentLengthPrefix)
+                out.write(Line.contentLengthPrefix)
                 out.writeDecimal(body.count)
                 out.write(0x0D); out.write(0x0A)
             }
             if close || userClose {
-                out.write(connectionClose)
+                out.write(Line.connectionClose)
             } else if http10KeepAlive {
-                out.write(connectionKeepAlive)
+                out.write(Line.connectionKeepAlive)
             }
             out.write(0x0D); out.write(0x0A)
             if inline { out.write(body) }
@@ -236,6 +249,23 @@ struct ResponseEncoder {
         head.append(0x0D); head.append(0x0A)
     }
 
+    /// Whether every field may be written as it is (`HTTPResponse.checkHeaders`): each is safe
+    /// (`isSafe`) and none is the engine's own. One tight pass, the token table looked up once.
+    static func fieldsWritableAsIs(_ headers: HTTPHeaders) -> Bool {
+        let tokens = ASCII.tokenTable.utf8Start
+        return headers.withFieldBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let (name, value, next) = HTTPHeaders.field(in: bytes, at: offset)
+                guard !name.isEmpty, ownedField(name) == .none else { return false }
+                for b in name where tokens[Int(b)] != UInt8(ascii: "1") { return false }
+                guard ASCII.isFieldValue(value) else { return false }
+                offset = next
+            }
+            return true
+        }
+    }
+
     static func isSafe(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Bool {
         guard !name.isEmpty else { return false }
         for b in name where !ASCII.isTokenChar(b) { return false }
@@ -263,6 +293,16 @@ struct ResponseEncoder {
         var shift = (Int.bitWidth - n.leadingZeroBitCount + 3) / 4 * 4 - 4
         if n == 0 { out.append(0x30); return }
         while shift >= 0 { out.append(hex[(n >> shift) & 0xF]); shift -= 4 }
+    }
+
+    /// The fixed lines of every answer's head as literals: written from the binary's constants,
+    /// with no lazily made array to look up (a `swift_once` each) per answer.
+    enum Line {
+        static var status200: StaticString { "HTTP/1.1 200 OK\r\n" }
+        static var status201: StaticString { "HTTP/1.1 201 Created\r\n" }
+        static var contentLengthPrefix: StaticString { "Content-Length: " }
+        static var connectionClose: StaticString { "Connection: close\r\n" }
+        static var connectionKeepAlive: StaticString { "Connection: keep-alive\r\n" }
     }
 
     static let http11: [UInt8] = Array("HTTP/1.1 ".utf8)
@@ -338,6 +378,10 @@ struct ByteCursor {
         guard let base = bytes.baseAddress else { return }
         at.initialize(from: base, count: bytes.count)
         at += bytes.count
+    }
+
+    @inline(__always) mutating func write(_ text: StaticString) {
+        write(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     @inline(__always) mutating func write(_ bytes: [UInt8]) {

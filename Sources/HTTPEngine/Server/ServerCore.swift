@@ -4,6 +4,9 @@ import Synchronization
 final class ServerCore: Sendable {
     let configuration: HTTPServerConfiguration
     let handler: any HTTPHandler
+    /// `handler.handle`, opened once: called through the existential, every request copied it
+    /// (a retain and a release of the handler's box) before the call.
+    let handle: @Sendable (HTTPRequest, HTTPResponder) -> Void
     let limits: HTTPParserLimits
     let timeouts: ConnectionTimer.Timeouts
     /// `HTTPServerConfiguration.yieldAfterBusy` in microseconds; nil: never yield.
@@ -22,6 +25,7 @@ final class ServerCore: Sendable {
     init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
         self.configuration = configuration
         self.handler = handler
+        self.handle = Self.opened(handler)
         self.limits = configuration.parserLimits
         func micros(_ d: Duration) -> Int64 {
             let c = d.components
@@ -33,5 +37,9 @@ final class ServerCore: Sendable {
                                                  firstByte: ms(configuration.firstByteTimeout),
                                                  linger: min(2_000, ms(configuration.idleTimeout)))
         self.yieldAfterBusyMicros = configuration.yieldAfterBusy.map { max(0, micros($0)) }
+    }
+
+    private static func opened<H: HTTPHandler>(_ handler: H) -> @Sendable (HTTPRequest, HTTPResponder) -> Void {
+        { request, responder in handler.handle(request, responder) }
     }
 }

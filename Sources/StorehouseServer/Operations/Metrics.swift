@@ -44,14 +44,16 @@ public final class Metrics: Sendable {
     /// Statuses counted in a flat array (the others in a dictionary), so counting a request hashes nothing.
     static let commonStatuses = [200, 201, 204, 304, 400, 401, 404, 405, 406, 408, 409, 412, 413, 415, 422, 428, 500, 503]
 
+    /// Statuses counted in `CounterTable`'s slots; the others in `Counts.otherRequests`.
+    static let statusSlots = commonStatuses.count
+
+    /// The bucket bounds in nanoseconds: a request's duration is placed without floating point.
+    static let bucketNanos: [UInt64] = buckets.map { UInt64(($0 * 1e9).rounded()) }
+
+    /// What is counted under the shard's lock: things counted rarely, or keyed by strings.
     private struct Counts {
-        /// Indexed by `(route * methods.count + method) * commonStatuses.count + status slot`.
-        var requests = [Int](repeating: 0, count: Route.allCases.count * Metrics.methods.count * Metrics.commonStatuses.count)
-        /// Other statuses, keyed by `RequestKey.packed`.
+        /// Requests whose status has no slot in `CounterTable`, keyed by `RequestKey.packed`.
         var otherRequests: [Int: Int] = [:]
-        var durationBuckets = [[Int]](repeating: [Int](repeating: 0, count: Metrics.buckets.count), count: Route.allCases.count)
-        var durationSum = [Double](repeating: 0, count: Route.allCases.count)
-        var durationCount = [Int](repeating: 0, count: Route.allCases.count)
         /// A handful of (kind, source) pairs: a linear scan of small strings beats hashing two of them.
         var actions: [(kind: String, source: String, count: Int)] = []
         var droppedToSnapshot = 0
@@ -67,25 +69,8 @@ public final class Metrics: Sendable {
             actions.append((kind, source, count))
         }
 
-        /// Every request count keyed by `RequestKey.packed`.
-        func requestsByKey() -> [Int: Int] {
-            var out = otherRequests
-            let statuses = Metrics.commonStatuses, methods = Metrics.methods.count
-            for (index, value) in requests.enumerated() where value > 0 {
-                let slot = index % statuses.count, method = index / statuses.count % methods, route = index / statuses.count / methods
-                out[RequestKey(route: route, method: method, status: statuses[slot]).packed, default: 0] += value
-            }
-            return out
-        }
-
         mutating func merge(_ other: Counts) {
-            for i in requests.indices { requests[i] += other.requests[i] }
             for (key, value) in other.otherRequests { otherRequests[key, default: 0] += value }
-            for r in durationBuckets.indices {
-                for b in durationBuckets[r].indices { durationBuckets[r][b] += other.durationBuckets[r][b] }
-                durationSum[r] += other.durationSum[r]
-                durationCount[r] += other.durationCount[r]
-            }
             for entry in other.actions { addActions(kind: entry.kind, source: entry.source, count: entry.count) }
             droppedToSnapshot += other.droppedToSnapshot
             expired += other.expired
@@ -93,6 +78,64 @@ public final class Metrics: Sendable {
             loads += other.loads
         }
     }
+
+    /// A shard's counters: fixed slots of relaxed atomics, allocated once and indexed by small
+    /// integers, so counting takes no lock and touches no array's storage checks. Summed over the
+    /// shards when `/metrics` is read.
+    ///
+    /// The requests' layout: counts by `(route * methods + method) * statusSlots + slot`, then each
+    /// route's duration buckets, then each route's count, then each route's sum in nanoseconds.
+    /// The actions': one slot per (kind, source) pair (`actionSlot`).
+    private final class CounterTable: @unchecked Sendable {  // every slot is an Atomic, written and read only through it
+        static let routes = Route.allCases.count
+        static let requestSlots = routes * Metrics.methods.count * Metrics.statusSlots
+        static let bucketBase = requestSlots
+        static let countBase = bucketBase + routes * Metrics.buckets.count
+        static let sumBase = countBase + routes
+        static let requestTableSize = sumBase + routes
+
+        let slots: UnsafeMutablePointer<Atomic<Int>>
+        let size: Int
+
+        init(size: Int) {
+            self.size = size
+            slots = .allocate(capacity: size)
+            for i in 0..<size { (slots + i).initialize(to: Atomic(0)) }
+        }
+
+        deinit {
+            slots.deinitialize(count: size)
+            slots.deallocate()
+        }
+
+        func add(_ slot: Int, _ value: Int = 1) { slots[slot].wrappingAdd(value, ordering: .relaxed) }
+        func value(_ slot: Int) -> Int { slots[slot].load(ordering: .relaxed) }
+    }
+
+    /// The requests counted in every shard's table, summed.
+    private struct RequestTotals {
+        var slots = [Int](repeating: 0, count: CounterTable.requestTableSize)
+
+        mutating func add(_ table: CounterTable) {
+            for i in slots.indices { slots[i] &+= table.value(i) }
+        }
+
+        /// Every request count keyed by `RequestKey.packed`, with the ones of uncommon statuses.
+        func requestsByKey(adding other: [Int: Int]) -> [Int: Int] {
+            var out = other
+            let statuses = Metrics.commonStatuses, methods = Metrics.methods.count
+            for index in 0..<CounterTable.requestSlots where slots[index] > 0 {
+                let slot = index % statuses.count, method = index / statuses.count % methods, route = index / statuses.count / methods
+                out[RequestKey(route: route, method: method, status: statuses[slot]).packed, default: 0] += slots[index]
+            }
+            return out
+        }
+
+        func bucket(route: Int, _ bucket: Int) -> Int { slots[CounterTable.bucketBase + route * Metrics.buckets.count + bucket] }
+        func count(route: Int) -> Int { slots[CounterTable.countBase + route] }
+        func seconds(route: Int) -> Double { Double(slots[CounterTable.sumBase + route]) / 1e9 }
+    }
+
     private struct RequestKey {
         let route: Int, method: Int, status: Int
         var packed: Int { route << 24 | method << 16 | status }
@@ -104,7 +147,14 @@ public final class Metrics: Sendable {
     /// loops (and the journal's thread) do not wait for each other's counting. Only `render` takes them all.
     private final class Shard: Sendable {
         let counts = Mutex(Counts())
+        let requests = CounterTable(size: CounterTable.requestTableSize)
+        let actions = CounterTable(size: Metrics.actionSlots)
     }
+
+    /// How many (kind, source) pairs get an atomic slot; more are counted under the shard's lock.
+    static let actionSlots = 64
+    /// The (kind, source) pair of each action slot, in the order they were named.
+    private let actionPairs = Mutex<[(kind: String, source: String)]>([])
     private static let shardCount = 8
     private let shards: [Shard] = (0..<Metrics.shardCount).map { _ in Shard() }
     private let gauges: @Sendable () -> (sessions: Int, subscribers: Int)
@@ -124,22 +174,51 @@ public final class Metrics: Sendable {
 
     private var shard: Shard { shards[ThreadNumber.current % Self.shardCount] }
 
+    /// Counts a request answered with `status` after `seconds`.
+    ///
+    /// ```swift
+    /// metrics.recordRequest(route: .state, method: "GET", status: 200, seconds: 0.0002)
+    /// ```
     public func recordRequest(route: Route, method: String, status: Int, seconds: Double) {
+        // NaN and negative durations count as 0; more than a century as a century.
+        let nanos = seconds > 0 ? UInt64(min(seconds, 3e9) * 1e9) : 0
+        recordRequest(route: route, method: Self.methodIndex(method), status: status, nanos: nanos)
+    }
+
+    /// The same, with the method's index (`methodIndex`) and the duration in nanoseconds: a few
+    /// relaxed atomic adds into the thread's shard, no lock and no string.
+    func recordRequest(route: Route, method methodIndex: Int, status: Int, nanos: UInt64) {
         let routeIndex = route.index
-        let methodIndex = Self.methodIndex(method)
-        let bucket = Self.buckets.firstIndex(where: { seconds <= $0 })
-        let slot = Self.statusSlot(status)
-        shard.counts.withLock { c in
-            if let slot {
-                c.requests[(routeIndex * Self.methods.count + methodIndex) * Self.commonStatuses.count + slot] += 1
-            } else {
-                let key = RequestKey(route: routeIndex, method: methodIndex, status: min(max(status, 0), 0xFFFF)).packed
-                c.otherRequests[key, default: 0] += 1
-            }
-            if let bucket { c.durationBuckets[routeIndex][bucket] += 1 }
-            c.durationSum[routeIndex] += seconds
-            c.durationCount[routeIndex] += 1
+        let shard = self.shard
+        if let slot = Self.statusSlot(status) {
+            shard.requests.add((routeIndex * Self.methods.count + methodIndex) * Self.statusSlots + slot)
+        } else {
+            let key = RequestKey(route: routeIndex, method: methodIndex, status: min(max(status, 0), 0xFFFF)).packed
+            shard.counts.withLock { $0.otherRequests[key, default: 0] += 1 }
         }
+        let bounds = Self.bucketNanos
+        for bucket in 0..<bounds.count where nanos <= bounds[bucket] {
+            shard.requests.add(CounterTable.bucketBase + routeIndex * bounds.count + bucket)
+            break
+        }
+        shard.requests.add(CounterTable.countBase + routeIndex)
+        shard.requests.add(CounterTable.sumBase + routeIndex, Int(truncatingIfNeeded: nanos))
+    }
+
+    /// The slot that counts actions of `kind` from `source` (`recordActions(slot:count:)`), named
+    /// once by whoever counts them often (a session, for its kind); nil when the slots are taken.
+    func actionSlot(kind: String, source: String) -> Int? {
+        actionPairs.withLock { pairs in
+            if let index = pairs.firstIndex(where: { $0.kind == kind && $0.source == source }) { return index }
+            guard pairs.count < Self.actionSlots else { return nil }
+            pairs.append((kind, source))
+            return pairs.count - 1
+        }
+    }
+
+    /// Counts `count` actions of the pair `slot` names: one relaxed atomic add, no string.
+    func recordActions(slot: Int, count: Int) {
+        shard.actions.add(slot, count)
     }
 
     public func recordActions(kind: String, source: String, count: Int) {
@@ -218,7 +297,15 @@ public final class Metrics: Sendable {
     /// The exposition text.
     public func render() -> String {
         var c = Counts()
-        for shard in shards { c.merge(shard.counts.withLock { $0 }) }
+        var totals = RequestTotals()
+        for shard in shards {
+            c.merge(shard.counts.withLock { $0 })
+            totals.add(shard.requests)
+        }
+        for (slot, pair) in actionPairs.withLock({ $0 }).enumerated() {
+            let count = shards.reduce(0) { $0 &+ $1.actions.value(slot) }
+            if count > 0 { c.addActions(kind: pair.kind, source: pair.source, count: count) }
+        }
         let g = gauges()
         var out = """
         # HELP storehouse_sessions Sessions the server holds, in memory or hibernated.
@@ -251,21 +338,20 @@ public final class Metrics: Sendable {
         }
         out += "# HELP storehouse_http_requests_total HTTP requests answered, by route, method and status.\n# TYPE storehouse_http_requests_total counter\n"
         let routes = Route.allCases
-        for (packed, value) in c.requestsByKey().sorted(by: { $0.key < $1.key }) {
+        for (packed, value) in totals.requestsByKey(adding: c.otherRequests).sorted(by: { $0.key < $1.key }) {
             let key = RequestKey(packed: packed)
             out += "storehouse_http_requests_total{route=\"\(routes[key.route].rawValue)\",method=\"\(Self.methods[key.method])\",status=\"\(key.status)\"} \(value)\n"
         }
         out += "# HELP storehouse_http_request_duration_seconds Time from a parsed request to its answer.\n# TYPE storehouse_http_request_duration_seconds histogram\n"
-        for (index, route) in routes.enumerated() where c.durationCount[index] > 0 {
-            let bucket = c.durationBuckets[index]
+        for (index, route) in routes.enumerated() where totals.count(route: index) > 0 {
             var cumulative = 0
-            for (index, bound) in Self.buckets.enumerated() {
-                cumulative += bucket[index]
+            for (bucket, bound) in Self.buckets.enumerated() {
+                cumulative += totals.bucket(route: index, bucket)
                 out += "storehouse_http_request_duration_seconds_bucket{route=\"\(route.rawValue)\",le=\"\(bound)\"} \(cumulative)\n"
             }
-            let total = c.durationCount[index]
+            let total = totals.count(route: index)
             out += "storehouse_http_request_duration_seconds_bucket{route=\"\(route.rawValue)\",le=\"+Inf\"} \(total)\n"
-            out += "storehouse_http_request_duration_seconds_sum{route=\"\(route.rawValue)\"} \(c.durationSum[index])\n"
+            out += "storehouse_http_request_duration_seconds_sum{route=\"\(route.rawValue)\"} \(totals.seconds(route: index))\n"
             out += "storehouse_http_request_duration_seconds_count{route=\"\(route.rawValue)\"} \(total)\n"
         }
         return out

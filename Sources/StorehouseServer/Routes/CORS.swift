@@ -19,6 +19,22 @@ enum CORS {
         addHeaders(for: request.headers, to: &headers)
     }
 
+    /// The same for a complete answer whose builder knows whether it says `Vary: Origin` already
+    /// (`Exchange.send(_:saysVary:)`: every answer of `JSONAnswer` and `Problem` does), so its
+    /// fields are not searched. They are left untouched when nothing is to be added: any change
+    /// unmarks them as checked (`HTTPResponse.checkHeaders`), and a cached answer's (a session's
+    /// head) are checked once, when it is built.
+    static func addHeaders(for request: HTTPRequest, to response: inout HTTPResponse, saysVary: Bool) {
+        if !saysVary { response.headers.add(static: "Vary", "Origin") }
+        if hasOrigin(request.headers) { addHeaders(to: &response.headers) }
+    }
+
+    /// Whether a request says where a page runs (asked of every answer: the value is looked at
+    /// in place, no string made of it).
+    private static func hasOrigin(_ requestHeaders: HTTPHeaders) -> Bool {
+        requestHeaders.withValue("Origin", { _ in true }) != nil
+    }
+
     /// The same, from the request's header fields (all the engine had of a request it refused).
     /// Every such answer says `Vary: Origin`, with or without the headers: a cache must not give
     /// a page the answer kept for curl, which has none (Fetch Standard §3.2.5, RFC 9110 §12.5.5).
@@ -26,8 +42,7 @@ enum CORS {
         // A JSON answer has it already (`JSONAnswer.ok`): adding it again would copy the fields
         // of a cached answer, which every reader of the head shares.
         if !headers.contains(static: "Vary", "Origin") { headers.add(static: "Vary", "Origin") }
-        // Asked of every answer: the value is looked at in place, no string made of it.
-        guard requestHeaders.withValue("Origin", { _ in true }) != nil else { return }
+        guard hasOrigin(requestHeaders) else { return }
         addHeaders(to: &headers)
     }
 

@@ -13,6 +13,9 @@ final class Exchange: Sendable {
     /// instant's arithmetic (128-bit attoseconds) cost ~400 instructions per answer, on the journal's
     /// thread for every durable POST.
     let started: UInt64
+    /// The wall clock when the request was routed (`SessionContext.now`, milliseconds): read once
+    /// and shared by what stamps the request (the session's last use and idle clock, its actions' `at`).
+    let now: Int64
     /// The router: its metrics, access log and clock, one reference rather than three.
     let router: Router
     /// The path's second segment (a session's id, a problem's slug), as UTF-8 offsets in the path.
@@ -20,12 +23,13 @@ final class Exchange: Sendable {
     /// The session id the path names, packed, when it is well-formed: what the registry looks up.
     let key: PackedSessionID?
 
-    init(request: HTTPRequest, responder: HTTPResponder, route: Metrics.Route, started: UInt64, router: Router,
+    init(request: HTTPRequest, responder: HTTPResponder, route: Metrics.Route, started: UInt64, now: Int64, router: Router,
          nameRange: Range<Int>, key: PackedSessionID?) {
         self.request = request
         self.responder = responder
         self.route = route
         self.started = started
+        self.now = now
         self.router = router
         self.nameRange = nameRange
         self.key = key
@@ -40,8 +44,14 @@ final class Exchange: Sendable {
     }
 
     func send(_ response: HTTPResponse) {
+        send(response, saysVary: response.headers.contains(static: "Vary", "Origin"))
+    }
+
+    /// Sends an answer whose builder knows whether it says `Vary: Origin` (every answer of
+    /// `JSONAnswer` and `Problem` does): its headers are not searched for it.
+    func send(_ response: HTTPResponse, saysVary: Bool) {
         var response = response
-        CORS.addHeaders(for: request, to: &response.headers)
+        CORS.addHeaders(for: request, to: &response, saysVary: saysVary)
         // Counted before it leaves: the answer may be written to the socket inside `respond`,
         // and a client that has it must find it in /metrics.
         record(status: response.status)
@@ -55,7 +65,7 @@ final class Exchange: Sendable {
         return responder.startStream(status: status, headers: headers)
     }
 
-    func send(_ problem: Problem) { send(problem.response()) }
+    func send(_ problem: Problem) { send(problem.response(), saysVary: true) }
 
     static func monotonicNanos() -> UInt64 {
         var now = timespec()
@@ -64,10 +74,11 @@ final class Exchange: Sendable {
     }
 
     func record(status: Int) {
-        let seconds = Double(Self.monotonicNanos() &- started) / 1e9
-        router.metrics.recordRequest(route: route, method: request.method, status: status, seconds: seconds)
+        let nanos = Self.monotonicNanos() &- started
+        router.metrics.recordRequest(route: route, method: Metrics.methodIndex(request.method), status: status, nanos: nanos)
         if router.accessLog.enabled {
-            router.accessLog.record(method: request.method, path: request.path, status: status, seconds: seconds, now: router.registry.context.now())
+            router.accessLog.record(method: request.method, path: request.path, status: status, seconds: Double(nanos) / 1e9,
+                                    now: router.registry.context.now())
         }
     }
 }

@@ -42,6 +42,8 @@ struct Problem: Error, Sendable {
         var h = HTTPHeaders()
         h.add("Content-Type", "application/problem+json")
         for (name, value) in headers { h.add(name, value) }
+        // Every answer says it (`CORS.addHeaders`); said here, `Exchange` need not look for it.
+        h.add(static: "Vary", "Origin")
         return HTTPResponse(status: status, headers: h, body: out)
     }
 
@@ -50,6 +52,7 @@ struct Problem: Error, Sendable {
     static func storedResponse(status: Int, body: [UInt8]) -> HTTPResponse {
         var h = HTTPHeaders()
         h.add("Content-Type", "application/problem+json")
+        h.add(static: "Vary", "Origin")
         return HTTPResponse(status: status, headers: h, body: body)
     }
 }

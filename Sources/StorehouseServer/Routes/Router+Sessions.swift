@@ -173,28 +173,25 @@ extension Router {
                 }
                 Self.sendUnlessNotModified(Self.pointerAnswer(version: version, path: pointerText, value: value), of: version, ifNoneMatch, exchange)
             }
-        } else if let pointer {
-            let pointerText = pointerText
-            @Sendable func answer(_ current: Int, _ value: [UInt8]?) {
-                guard let value else {
-                    return exchange.send(Problem(404, "path-not-found", "nothing is at '\(Problem.quote(pointerText))' in the state"))
-                }
-                Self.sendUnlessNotModified(Self.pointerAnswer(version: current, path: pointerText, value: value), of: current, ifNoneMatch, exchange)
-            }
-            if let (current, value) = session.withDurableHead({ session.valueLocked(at: pointer) }) { return answer(current, value) }
-            session.answerWhenDurable(exchange) {
-                let (current, value) = session.valueLocked(at: pointer)
-                return (current, { answer(current, value) })
-            }
         } else {
-            // The head's answer is built once per version and shared by every reader.
-            if let (current, response) = session.withDurableHead({ session.stateAnswerLocked() }) {
-                return Self.sendUnlessNotModified(response, of: current, ifNoneMatch, exchange)
-            }
-            session.answerWhenDurable(exchange) {
-                let (current, response) = session.stateAnswerLocked()
-                return (current, { Self.sendUnlessNotModified(response, of: current, ifNoneMatch, exchange) })
-            }
+            // The head's answer (the state's is built once per version and shared by every reader),
+            // at once when the head is durable, else once it is.
+            let read = HeadRead(target: pointer.map { .value($0, path: pointerText) } ?? .state, exchange: exchange, ifNoneMatch: ifNoneMatch)
+            if let answer = session.withDurableHead({ session.headAnswerLocked(read.target) }) { return Self.send(answer, to: read) }
+            session.answerWhenDurable(read)
+        }
+    }
+
+    /// Sends what `read` read of the head: the state, the value at its pointer, or 404 when
+    /// nothing is there; a 304 when its `If-None-Match` names the version.
+    static func send(_ answer: HeadAnswer, to read: HeadRead) {
+        switch answer.content {
+        case .state(let response):
+            sendUnlessNotModified(response, of: answer.version, read.ifNoneMatch, read.exchange)
+        case .value(let value?, let path):
+            sendUnlessNotModified(pointerAnswer(version: answer.version, path: path, value: value), of: answer.version, read.ifNoneMatch, read.exchange)
+        case .value(nil, let path):
+            read.exchange.send(Problem(404, "path-not-found", "nothing is at '\(Problem.quote(path))' in the state"))
         }
     }
 
@@ -202,10 +199,12 @@ extension Router {
     /// what would otherwise be a 200 comes here (§13.2.1): a path or a version that is not there
     /// stays a 404. A version's state never changes, so a past version is as cacheable as the head.
     private static func sendUnlessNotModified(_ answer: HTTPResponse, of version: Int, _ ifNoneMatch: [EntityTag]?, _ exchange: Exchange) {
-        guard let ifNoneMatch, EntityTag.ifNoneMatch(ifNoneMatch, version: version) else { return exchange.send(answer) }
+        // `answer` is a `JSONAnswer`'s, which says `Vary: Origin`; the 304 says it as the 200 would.
+        guard let ifNoneMatch, EntityTag.ifNoneMatch(ifNoneMatch, version: version) else { return exchange.send(answer, saysVary: true) }
         var headers = HTTPHeaders()
         headers.add("ETag", "\"\(version)\"")
-        exchange.send(HTTPResponse(status: 304, headers: headers, body: []))
+        headers.add(static: "Vary", "Origin")
+        exchange.send(HTTPResponse(status: 304, headers: headers, body: []), saysVary: true)
     }
 
     /// `{"version","path","value"}`, the value's bytes as they stand in the state's encoding.
@@ -241,44 +240,43 @@ extension Router {
 
     /// `POST /sessions/{id}/actions`: one FSA or a batch of them.
     func postActions(_ session: Session, _ exchange: Exchange, committer: Committer) {
-        let request = exchange.request
         // Memory budget: the parsed actions count from here; once applied the session holds them.
         let budget = registry.context.memoryBudget
-        let reservation = MemoryBudget.parsedSize(ofBody: request.body.count)
+        let reservation = MemoryBudget.parsedSize(ofBody: exchange.request.body.count)
         guard budget.reserve(reservation) else { return exchange.send(MemoryBudget.refusal) }
         defer { budget.release(reservation) }
-        let now = registry.context.now()
+        let now = exchange.now
         let records: [ActionRecord]
-        if let record = Self.singleAction(request.body, at: now, names: session.kind.actionTypeNames) {
+        if let record = Self.singleAction(exchange.request.body, at: now, names: session.kind.actionTypeNames) {
             records = [record]
         } else {
-            guard let parsed = parseActions(request.body, at: now, exchange) else { return }
+            guard let parsed = parseActions(exchange.request.body, at: now, exchange) else { return }
             records = parsed
         }
         // A body within the limit holds no action past it: most are checked by their length alone.
-        if request.body.count > registry.context.maxActionBytes,
+        if exchange.request.body.count > registry.context.maxActionBytes,
            let problem = Self.oversizedAction(records, limit: registry.context.maxActionBytes) {
             return exchange.send(problem)
         }
 
         var ifMatch: [EntityTag]?
-        if let field = request.headers.combined("If-Match") {
+        if let field = exchange.request.headers.combined("If-Match") {
             // An If-Match that is not an entity-tag list can match nothing (RFC 9110 §13.1.1).
             ifMatch = EntityTag.parseList(field) ?? []
         }
         var idempotency: (key: String, bodyHash: [UInt8])?
-        if let key = request.headers["Idempotency-Key"] {
+        if let key = exchange.request.headers["Idempotency-Key"] {
             // RFC 9110 §5.3: two field lines mean their values joined by a comma; a key that is
             // two keys is refused, not cut to its first (the same rule as Authorization's).
-            guard request.headers.count("Idempotency-Key") == 1 else {
+            guard exchange.request.headers.count("Idempotency-Key") == 1 else {
                 return exchange.send(Problem(400, "invalid-header", "Idempotency-Key is given more than once"))
             }
             guard !key.isEmpty, key.utf8.count <= 255 else {
                 return exchange.send(Problem(400, "invalid-header", "Idempotency-Key must be 1 to 255 bytes"))
             }
-            idempotency = (key, SHA256.hash(Self.canonicalBody(request.body)))
+            idempotency = (key, SHA256.hash(Self.canonicalBody(exchange.request.body)))
         }
-        let minimal = Self.prefersMinimal(request)
+        let minimal = Self.prefersMinimal(exchange.request)
         session.submit(ActionSubmission(records: records, ifMatch: ifMatch, idempotency: idempotency, minimal: minimal),
                        committer: committer, replyTo: .client(exchange))
     }

@@ -94,7 +94,6 @@ final class Router: HTTPHandler {
 
     /// `onLoop`: the request runs on its connection's event loop, which must not block on a load.
     private func handleAdmitted(_ exchange: Exchange, onLoop: Bool) {
-        let request = exchange.request
         guard let admitted = admit(exchange, mayLoad: !onLoop) else { return }
         switch admitted {
         case .hibernatedSession:
@@ -105,7 +104,7 @@ final class Router: HTTPHandler {
             headers.add("Content-Type", "text/plain; charset=utf-8")
             exchange.send(HTTPResponse(status: 200, headers: headers, body: Array("\(entry.title)\n\n\(entry.explanation)\n".utf8)))
         case .preflight:
-            exchange.send(CORS.optionsAnswer(for: request, allow: Endpoint.allow(exchange.route)))
+            exchange.send(CORS.optionsAnswer(for: exchange.request, allow: Endpoint.allow(exchange.route)))
         case .healthz:
             exchange.send(JSONAnswer.ok(Array(#"{"status":"ok"}"#.utf8)))
         case .readyz:
@@ -182,7 +181,7 @@ final class Router: HTTPHandler {
             }
         }
         return Exchange(request: request, responder: responder, route: route, started: Exchange.monotonicNanos(),
-                        router: self, nameRange: second, key: key)
+                        now: registry.context.now(), router: self, nameRange: second, key: key)
     }
 
     private static func method(of request: HTTPRequest) -> String {
@@ -193,17 +192,16 @@ final class Router: HTTPHandler {
     /// no valid token, a damaged session) and returns nil; otherwise says where the request goes.
     /// `mayLoad`: whether a hibernated session may be loaded here (off the event loop).
     private func admit(_ exchange: Exchange, mayLoad: Bool) -> Admitted? {
-        let request = exchange.request
         let route = exchange.route
         // Only a well-formed id with a node (`web-1.…`) can be another node's.
         if exchange.key?.hasNode == true,
-           let misdirected = registry.context.routing.misdirection(route: route, method: request.method, id: exchange.name) {
+           let misdirected = registry.context.routing.misdirection(route: route, method: exchange.request.method, id: exchange.name) {
             exchange.send(misdirected)
             return nil
         }
-        let method = Self.method(of: request)
+        let method = Self.method(of: exchange.request)
         let endpoint = Endpoint(route: route, method: method)
-        if let endpoint, request.query != nil, let problem = Self.queryProblem(in: request, for: endpoint) {
+        if let endpoint, exchange.request.query != nil, let problem = Self.queryProblem(in: exchange.request, for: endpoint) {
             exchange.send(problem)
             return nil
         }
@@ -216,18 +214,18 @@ final class Router: HTTPHandler {
         case .createSession:
             guard readyForSessions(exchange) else { return nil }
             if access.createSessions == .admin {
-                guard authorizeAdmin(request, exchange) else { return nil }
+                guard authorizeAdmin(exchange.request, exchange) else { return nil }
             }
             return .createSession
         case .listSessions:
-            guard authorizeAdmin(request, exchange), readyForSessions(exchange) else { return nil }
+            guard authorizeAdmin(exchange.request, exchange), readyForSessions(exchange) else { return nil }
             return .listSessions
         case .importSession:
-            guard authorizeAdmin(request, exchange), readyForSessions(exchange) else { return nil }
+            guard authorizeAdmin(exchange.request, exchange), readyForSessions(exchange) else { return nil }
             return .importSession
         case .session(let endpoint):
             guard readyForSessions(exchange) else { return nil }
-            guard let authorized = authorize(request, allowQueryToken: endpoint.acceptsQueryToken, mayLoad: mayLoad, exchange) else {
+            guard let authorized = authorize(exchange.request, allowQueryToken: endpoint.acceptsQueryToken, mayLoad: mayLoad, exchange) else {
                 return nil
             }
             guard let session = authorized else { return .hibernatedSession }
@@ -235,20 +233,20 @@ final class Router: HTTPHandler {
                 exchange.send(SessionProblems.damaged)
                 return nil
             }
-            session.lifetime.touch(registry.context.now())  // a request restarts the idle clock
+            session.lifetime.touch(exchange.now)  // a request restarts the idle clock
             return .session(session, endpoint)
         case nil:
             break
         }
         switch (route, method) {
-        case (.other, "OPTIONS") where request.target == "*":
+        case (.other, "OPTIONS") where exchange.request.target == "*":
             // RFC 9110 §9.3.7: OPTIONS * asks about the server as a whole.
-            exchange.send(CORS.optionsAnswer(for: request, allow: Endpoint.serverMethods))
+            exchange.send(CORS.optionsAnswer(for: exchange.request, allow: Endpoint.serverMethods))
             return nil
         case (.other, _):
             // The browser's pages and scripts: asked only once every API route has missed.
-            if let page = inspector.answer(to: request) { exchange.send(page); return nil }
-            exchange.send(Problem(404, "not-found", "nothing is served at \(Problem.quote(request.path))"))
+            if let page = inspector.answer(to: exchange.request) { exchange.send(page); return nil }
+            exchange.send(Problem(404, "not-found", "nothing is served at \(Problem.quote(exchange.request.path))"))
             return nil
         case (_, "OPTIONS"):
             // A preflight carries no token, so only existence is checked: an unknown or deleted
@@ -268,7 +266,7 @@ final class Router: HTTPHandler {
             return .preflight
         default:
             let allow = Endpoint.allow(route)
-            exchange.send(Problem(405, "method-not-allowed", "\(Problem.quote(request.method)) is not allowed here; use \(allow)", headers: [("Allow", allow)]))
+            exchange.send(Problem(405, "method-not-allowed", "\(Problem.quote(exchange.request.method)) is not allowed here; use \(allow)", headers: [("Allow", allow)]))
             return nil
         }
     }
@@ -348,8 +346,8 @@ final class Router: HTTPHandler {
                                                  wrong: "the token is not this session's", exchange) else { return nil }
         // The session the credential found, unless the sweep or a delete let go of it since: one
         // lookup of the id per request, not two.
-        if case .resident(let session) = credential, registry.markUsed(session) { return .some(session) }
-        if let key = exchange.key, let session = registry.residentOnly(key) { return .some(session) }
+        if case .resident(let session) = credential, registry.markUsed(session, now: exchange.now) { return .some(session) }
+        if let key = exchange.key, let session = registry.residentOnly(key, now: exchange.now) { return .some(session) }
         guard mayLoad else { return .some(nil) }
         // Deleted (or its load failed) since the check: as unknown.
         guard let session = registry.lookup(exchange.name) else {

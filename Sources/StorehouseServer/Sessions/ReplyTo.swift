@@ -22,7 +22,8 @@ enum ReplyTo: Sendable {
     /// Sends `response` where this names; called without the session's lock.
     func send(_ response: HTTPResponse, from session: Session) {
         switch self {
-        case .client(let exchange): exchange.send(response)
+        // A session's answers are built by `JSONAnswer` and `Problem`, which say `Vary: Origin`.
+        case .client(let exchange): exchange.send(response, saysVary: true)
         case .effect(let action): session.effectAnswered(action, response)
         case .handler(let handler): handler.body(response)
         }

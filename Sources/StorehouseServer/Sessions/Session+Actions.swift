@@ -122,7 +122,6 @@ extension Session {
             lock.unlock()
             return reply.send(Readiness.refusal(problem).response(), from: self)
         }
-        let now = context.now()
         let request = requestIDLocked()
         // The machine decides what is not this request's to apply: a deleted session, a stuck
         // head, a repeated Idempotency-Key (answered, refused, or waiting on the first request).
@@ -132,7 +131,7 @@ extension Session {
         if submission.idempotency == nil, machine.admitsAtOnce(head: store.version) {
             decided.proceeds = true
         } else {
-            decided = feedLocked(.submit(request, key: submission.idempotency.map { ($0.key, $0.bodyHash) }, head: store.version, now: now),
+            decided = feedLocked(.submit(request, key: submission.idempotency.map { ($0.key, $0.bodyHash) }, head: store.version, now: context.now()),
                                  submitting: (request, reply), key: submission.idempotency?.key, into: &after)
         }
         guard decided.proceeds else {
@@ -209,7 +208,7 @@ extension Session {
         if let idem = submission.idempotency {
             mark = .init(key: idem.key, bodyHash: idem.bodyHash, firstVersion: first, minimal: submission.minimal)
             machine.ledger.insert(idem.key, .init(bodyHash: idem.bodyHash, firstVersion: first, lastVersion: last,
-                                                  minimal: submission.minimal, createdAt: now, response: answer, durable: false))
+                                                  minimal: submission.minimal, createdAt: context.now(), response: answer, durable: false))
         }
         settleBudgetLocked()  // memory budget: the history and answers this write added
         let inline = context.log.completesInline

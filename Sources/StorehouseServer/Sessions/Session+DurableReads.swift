@@ -2,7 +2,7 @@ extension Session {
     /// The head a parked read waited for is durable.
     func answerParked(_ read: ParkedRead) {
         switch read {
-        case .read(let read): read.answer()
+        case .read(let read, let answer): Router.send(answer, to: read)
         case .refusal(let parked):
             let waiters = parked.kept ? lock.withLock { refusalBecameDurableLocked(parked.submission) } : []
             parked.reply.send(parked.refusal, from: self)
@@ -14,14 +14,14 @@ extension Session {
     /// The version a parked read waited for was rolled back (or the session deleted, or the head stuck).
     func readParkedAgain(_ read: ParkedRead) {
         switch read {
-        case .read(let read): read.again()
+        case .read(let read, _): answerWhenDurable(read)
         case .refusal(let parked): submit(parked.submission, committer: .journalWriter, replyTo: parked.reply)
         }
     }
 
     /// A parked read waited past the deadline: a read answers `problem`, a refusal waits on.
     func refuseParked(_ read: ParkedRead, _ problem: Problem) {
-        if case .read(let read) = read { read.refuse(problem) }
+        if case .read(let read, _) = read { read.exchange.send(problem) }
     }
 }
 
@@ -35,32 +35,42 @@ extension Session {
     /// no reply before the fsync of its loop iteration, such a read waits for the journal (at
     /// most one sync). In memory, or with nothing in flight, it answers at once.
     ///
-    /// `read` runs under the lock: it returns the version its answer shows and the answer.
+    /// The read is a value (`HeadRead`): parked, it costs no closure, and read again after a
+    /// rollback it reads the head as it is then.
     ///
     /// ```swift
-    /// session.answerWhenDurable(exchange) { [session] in
-    ///     let (version, response) = session.stateAnswerLocked()
-    ///     return (version, { exchange.send(response) })
-    /// }
+    /// session.answerWhenDurable(HeadRead(target: .state, exchange: exchange, ifNoneMatch: nil))
     /// ```
-    func answerWhenDurable(_ exchange: Exchange, _ read: @escaping @Sendable () -> (version: Int, answer: @Sendable () -> Void)) {
+    func answerWhenDurable(_ read: HeadRead) {
         lock.lock()
         guard !deleted else {
             lock.unlock()
-            return exchange.send(SessionProblems.notFound)
+            return read.exchange.send(SessionProblems.notFound)
         }
-        let (version, answer) = read()
-        // The common case, without building a parked read.
-        guard !machine.isDurable(version) else {
+        let answer = headAnswerLocked(read.target)
+        // The common case, without parking the read.
+        guard !machine.isDurable(answer.version) else {
             lock.unlock()
-            return answer()
+            return Router.send(answer, to: read)
         }
         let id = requestIDLocked()
-        parkedReads[id] = .read(HeadRead(answer: answer, again: { [self] in answerWhenDurable(exchange, read) }, refuse: { exchange.send($0) }))
+        parkedReads[id] = .read(read, answer)
         var after = Afterwards()
-        feedLocked(.read(id, version: version, head: store.version, at: .now), into: &after)
+        feedLocked(.read(id, version: answer.version, head: store.version, at: .now), into: &after)
         lock.unlock()
         after.run(self)
+    }
+
+    /// What `target` reads of the head now; called with the lock held.
+    func headAnswerLocked(_ target: HeadRead.Target) -> HeadAnswer {
+        switch target {
+        case .state:
+            let (version, response) = stateAnswerLocked()
+            return HeadAnswer(version: version, content: .state(response))
+        case .value(let pointer, let path):
+            let (version, value) = valueLocked(at: pointer)
+            return HeadAnswer(version: version, content: .value(value, path: path))
+        }
     }
 
     /// Answers 503 to the reads parked past `durableReadDeadlineMillis`: a disk that stalls holds

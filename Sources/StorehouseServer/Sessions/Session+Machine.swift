@@ -115,7 +115,12 @@ extension Session {
                 updatedAt = max(updatedAt, at)
                 lifetime.touch(at)  // an applied action, an effect's included, restarts the idle clock
                 let count = (pending?.last ?? 0) - (pending?.first ?? 0) + 1
-                context.metrics.recordActions(kind: kind.name, source: (pending?.source ?? .client).rawValue, count: count)
+                let source = pending?.source ?? .client
+                if let slot = source == .client ? clientActionSlot : effectActionSlot {
+                    context.metrics.recordActions(slot: slot, count: count)
+                } else {
+                    context.metrics.recordActions(kind: kind.name, source: source.rawValue, count: count)
+                }
             case .reply(let request, let outcome):
                 let reply: ReplyTo?
                 if request == pending?.request {

@@ -124,6 +124,9 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// so the router sends a request that would encode a big state off the event loop. Written
     /// under `lock`.
     let stateBytesEstimate = Atomic<Int>(0)
+    /// The metrics' slots for this kind's actions from clients and from effects (`Metrics.actionSlot`):
+    /// counting a write's actions is then one atomic add.
+    let clientActionSlot: Int?, effectActionSlot: Int?
     /// What this session is charged for in the memory budget (`Session+MemoryBudget.swift`).
     var budgetCharged = 0
     /// Unsent bytes of this session's event streams at the last heartbeat's settlement: a write
@@ -140,6 +143,8 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         lastUsed = Atomic(context.now())
         self.damaged = damaged
         self.kind = kind
+        clientActionSlot = context.metrics.actionSlot(kind: kind.name, source: ActionSource.client.rawValue)
+        effectActionSlot = context.metrics.actionSlot(kind: kind.name, source: ActionSource.effect.rawValue)
         self.tokenHash = tokenHash
         self.createdAt = createdAt
         self.store = store

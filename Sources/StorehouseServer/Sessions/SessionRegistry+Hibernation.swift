@@ -36,9 +36,9 @@ extension SessionRegistry {
     /// `residentOnly` does, without looking its id up again (hashing it): under the table's lock,
     /// the session is still the table's unless the sweep or a delete let go of it (`unlisted`).
     /// False then: the caller looks it up as if `credential` had not found it resident.
-    func markUsed(_ session: Session) -> Bool {
-        let now = context.now()
-        return sessions.withLock { _ in
+    /// `now`: the request's clock reading (`Exchange.now`), shared with what else stamps it.
+    func markUsed(_ session: Session, now: Int64) -> Bool {
+        sessions.withLock { _ in
             guard !session.unlisted.load(ordering: .relaxed) else { return false }
             session.lastUsed.store(now, ordering: .relaxed)
             return true
@@ -48,12 +48,11 @@ extension SessionRegistry {
     /// The session `id` if it is resident, marked used so the sweep leaves it so; nil when it is
     /// hibernated (or gone): a caller that must not block on the disk loads it elsewhere.
     func residentOnly(_ id: String) -> Session? {
-        PackedSessionID(id).flatMap(residentOnly)
+        PackedSessionID(id).flatMap { residentOnly($0, now: context.now()) }
     }
 
-    func residentOnly(_ key: PackedSessionID) -> Session? {
-        let now = context.now()
-        return sessions.withLock { table in
+    func residentOnly(_ key: PackedSessionID, now: Int64) -> Session? {
+        sessions.withLock { table in
             guard let session = table.byID[key] else { return nil }
             session.lastUsed.store(now, ordering: .relaxed)
             return session
