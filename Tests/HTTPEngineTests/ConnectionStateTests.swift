@@ -9,6 +9,14 @@ final class ConnectionStateTests: XCTestCase {
     let keepAlive = AnswerFraming(omitBody: false, keepAlive: true, http10: false)
     let timeouts = ConnectionTimer.Timeouts(header: 100, idle: 1_000, body: 200, firstByte: 50, linger: 20)
 
+    /// A keep-alive request's answer that is a stream still going out.
+    func streamingState() -> State {
+        var state = State(now: 0)
+        _ = state.dispatch(keepAlive)
+        state.startStreaming(closes: false)
+        return state
+    }
+
     func testAKeepAliveExchangeGoesBackToReadingAndALateAnswerIsNotTheCurrentOnes() {
         var state = State(now: 0)
         XCTAssertTrue(state.isReading)
@@ -60,9 +68,7 @@ final class ConnectionStateTests: XCTestCase {
 
     /// A refusal or a closing answer while a stream goes out lets the stream end first, then closes.
     func testARefusalDuringAStreamClosesAfterIt() {
-        var state = State(now: 0)
-        _ = state.dispatch(keepAlive)
-        state.startStreaming(closes: false)
+        var state = streamingState()
         state.refused()
         XCTAssertTrue(state.isStreaming)
         state.streamEnded()
@@ -70,9 +76,7 @@ final class ConnectionStateTests: XCTestCase {
     }
 
     func testClosingIsFinal() {
-        var state = State(now: 0)
-        _ = state.dispatch(keepAlive)
-        state.startStreaming(closes: false)
+        var state = streamingState()
         state.close()
         XCTAssertTrue(state.isClosed)
         XCTAssertFalse(state.isStreaming)
