@@ -36,6 +36,10 @@ public struct ActionHistory: Sendable {
     /// entries after a floor need them.
     private var ring: [Entry?] = []
     private var start = 0
+    /// The oldest kept entry's version when `count > 0`: versions are consecutive, so the window's
+    /// ends are arithmetic on it, and an append reads no entry (reading one out of the ring copies
+    /// its strings and arrays: a retain and a release each).
+    private var base = 0
     public private(set) var count = 0
     public let capacity: Int
     /// The weight of the entries kept.
@@ -51,30 +55,46 @@ public struct ActionHistory: Sendable {
     private func slot(_ offset: Int) -> Int { (start + offset) % ring.count }
 
     /// The slots allocated (for the tests: a burst's are given back).
-    public var slotCount: Int { ring.count }
+    public var slotCount: Int { ring.capacity }
 
     /// Version of the oldest kept entry, or nil when empty.
-    public var firstVersion: Int? { count == 0 ? nil : ring[start]?.version }
-    public var lastVersion: Int? { count == 0 ? nil : ring[slot(count - 1)]?.version }
+    public var firstVersion: Int? { count == 0 ? nil : base }
+    public var lastVersion: Int? { count == 0 ? nil : base + count - 1 }
 
     /// Adds the newest entry. The window holds `capacity` entries at or before `floor` (what
     /// clients can be shown), and every entry after it besides: only the former leave, oldest first.
-    public mutating func append(_ entry: Entry, keepingAfter floor: Int = .max) {
+    /// `entry.version` follows the newest kept entry's (any version when the window is empty).
+    /// Consuming: the entry moves into its slot, not copied.
+    public mutating func append(_ entry: consuming Entry, keepingAfter floor: Int = .max) {
         let adding = entry.version <= floor ? 1 : 0
-        while let first = firstVersion, let last = lastVersion, first <= floor, min(floor, last) - first + 1 + adding > capacity {
+        while count > 0, base <= floor, min(floor, base + count - 1) - base + 1 + adding > capacity {
             dropOldest()
         }
         if count == ring.count {
             // Doubling up to `capacity`; past it by an eighth (the actions in flight are few).
-            relayout(count < capacity ? min(capacity, max(16, 2 * ring.count)) : ring.count + max(16, ring.count / 8))
+            let size = count < capacity ? min(capacity, max(16, 2 * ring.count)) : ring.count + max(16, ring.count / 8)
+            if start == 0 {
+                // Laid out from 0 and full (no entry has left yet, as while a new session's window
+                // fills): the entry goes at the end, into storage grown on the same schedule. No
+                // slot is filled with nil ahead of its entry: filling a slot through
+                // `append(contentsOf:)` costs more than the append it makes room for.
+                if ring.capacity == ring.count { ring.reserveCapacity(size) }
+                if count == 0 { base = entry.version }
+                bytes += entry.weight
+                ring.append(consume entry)
+                count += 1
+                return
+            }
+            relayout(size)
         } else if ring.count > capacity, count < ring.count / 2 {
             // A burst grew the slots past `capacity`; give them back once it has passed, down to
             // one growth step above what is kept.
             relayout(max(capacity, count + count / 8 + 16))
         }
-        ring[slot(count)] = entry
-        count += 1
+        if count == 0 { base = entry.version }
         bytes += entry.weight
+        ring[slot(count)] = consume entry
+        count += 1
     }
 
     /// Moves the entries into `size` slots, laid out from 0 again. Laid out from 0 already (no
@@ -96,11 +116,12 @@ public struct ActionHistory: Sendable {
     }
 
     private mutating func dropOldest() {
-        let dropped = ring[start]?.weight ?? 0
+        // Taken out, not read then cleared: the entry leaves without a copy.
+        let dropped = ring[start].take()?.weight ?? 0
         bytes -= dropped
         droppedBytes += dropped
-        ring[start] = nil
         start = (start + 1) % ring.count
+        base += 1
         count -= 1
     }
 
@@ -124,8 +145,8 @@ public struct ActionHistory: Sendable {
 
     /// The entry for `version`, if it is still kept.
     public func entry(_ version: Int) -> Entry? {
-        guard let first = firstVersion, version >= first, version < first + count else { return nil }
-        return ring[slot(version - first)]
+        guard count > 0, version >= base, version < base + count else { return nil }
+        return ring[slot(version - base)]
     }
 
     /// Entries with versions in `range` that are kept, in order.
@@ -138,10 +159,8 @@ public struct ActionHistory: Sendable {
 
     /// Forgets every entry after `version` (a rolled-back append).
     public mutating func truncate(after version: Int) {
-        while let last = lastVersion, last > version {
-            let last = slot(count - 1)
-            bytes -= ring[last]?.weight ?? 0
-            ring[last] = nil
+        while count > 0, base + count - 1 > version {
+            bytes -= ring[slot(count - 1)].take()?.weight ?? 0
             count -= 1
         }
     }
