@@ -95,6 +95,10 @@ extension Session {
         var fed = Fed()
         var publication: Publication?
         var fanOut: StreamFanOut? = streams ? StreamFanOut() : nil
+        // Whether there is an append, looked at once: each `pending?.…` looks again, and binding it
+        // (`if let`, `map`) or comparing it with nil copies it. Nothing in the loop assigns `pending`.
+        let hasPending: Bool
+        if case .some = pending { hasPending = true } else { hasPending = false }
         for position in 0..<commands.count {
             let command = commands[position]
             switch command {
@@ -103,19 +107,20 @@ extension Session {
             case .append(_, let epoch):
                 fed.epoch = epoch
             case .madeDurable(_, let version):
-                // The append's fields are read in place (`pending?.…` of an `inout`): binding it would copy them all.
-                guard let at = pending?.at, let outputs = pending?.outputs else { break }
-                if let carriedRefusals = pending?.carriedRefusals, !carriedRefusals.isEmpty {
+                // The append's fields are read in place, unwrapped unchecked behind `hasPending`.
+                guard hasPending else { break }
+                let at = pending.unsafelyUnwrapped.at, outputs = pending.unsafelyUnwrapped.outputs
+                if !pending.unsafelyUnwrapped.carriedRefusals.isEmpty {
                     // A set: with the cache's 1,000 refusals pending, a list's `contains` made this a
                     // million comparisons under the session's lock.
-                    let carried = Set(carriedRefusals)
+                    let carried = Set(pending.unsafelyUnwrapped.carriedRefusals)
                     refusalsToJournal.removeAll(where: carried.contains)
                 }
                 publishLocked(through: version, outputs: outputs, into: &after)
                 updatedAt = max(updatedAt, at)
                 lifetime.touch(at)  // an applied action, an effect's included, restarts the idle clock
-                let count = (pending?.last ?? 0) - (pending?.first ?? 0) + 1
-                let source = pending?.source ?? .client
+                let count = pending.unsafelyUnwrapped.last - pending.unsafelyUnwrapped.first + 1
+                let source = pending.unsafelyUnwrapped.source
                 if let slot = source == .client ? clientActionSlot : effectActionSlot {
                     context.metrics.recordActions(slot: slot, count: count)
                 } else {
@@ -123,8 +128,8 @@ extension Session {
                 }
             case .reply(let request, let outcome):
                 let reply: ReplyTo?
-                if request == pending?.request {
-                    reply = pending?.reply
+                if hasPending, request == pending.unsafelyUnwrapped.request {
+                    reply = pending.unsafelyUnwrapped.reply
                 } else if let submitting, request == submitting.request {
                     fed.answeredSubmitted = true
                     reply = submitting.reply
@@ -132,9 +137,9 @@ extension Session {
                     reply = waitingRepeats.removeValue(forKey: request)
                 }
                 guard let reply else { break }
-                after.add(.answer(reply, responseLocked(outcome, answer: pending?.answer, key: key)))
+                after.add(.answer(reply, responseLocked(outcome, answer: hasPending ? pending.unsafelyUnwrapped.answer : nil, key: key)))
             case .startEffects:
-                if let effects = pending?.effects, !effects.isEmpty { after.add(.effects(effects)) }
+                if hasPending, !pending.unsafelyUnwrapped.effects.isEmpty { after.add(.effects(pending.unsafelyUnwrapped.effects)) }
             case .rollBack(let version):
                 fed.rolledBack = true
                 if rollbackLocked(to: version) { feedLocked(.rebuilt(now: context.now()), into: &after) }
