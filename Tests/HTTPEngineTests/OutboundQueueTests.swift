@@ -25,4 +25,16 @@ final class OutboundQueueTests: XCTestCase {
             XCTAssertEqual(queue.offset, 0)
         }
     }
+
+    /// A lone segment the socket took whole comes back as it was and leaves the queue empty.
+    func testTakeSentSingleHandsBackTheSegmentAndEmpties() {
+        var queue = OutboundQueue()
+        queue.append([1, 2, 3])
+        XCTAssertEqual(queue.takeSentSingle(), [1, 2, 3])
+        XCTAssertTrue(queue.isEmpty)
+        XCTAssertEqual(queue.segments.count, 0)
+        XCTAssertEqual(queue.offset, 0)
+        queue.append([4])
+        XCTAssertEqual(queue.byteCount, 1)
+    }
 }

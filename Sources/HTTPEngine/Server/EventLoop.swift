@@ -557,8 +557,11 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
             let (sent, attempted) = writeOut(c)
             if sent > 0 {
                 // A head (most answers: one segment) the socket took whole serves the next answer.
-                if sent == c.outbound.byteCount, c.outbound.segments.count == 1 { encoder.recycle(c.outbound.segments[0]) }
-                c.outbound.consume(sent)
+                if sent == c.outbound.byteCount, c.outbound.segments.count == 1 {
+                    encoder.recycle(c.outbound.takeSentSingle())
+                } else {
+                    c.outbound.consume(sent)
+                }
                 c.state.exchanged(now: now)
                 if sent < attempted { return }
             } else {
@@ -574,10 +577,19 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
     /// One send: the first segment alone when it is big, else small segments coalesced into one
     /// buffer, plus the next big one through sendmsg's gather list (head and body in one write).
     private func writeOut(_ c: Connection) -> (Int, Int) {
-        let segments = c.outbound.segments
         let offset = c.outbound.offset
+        // The queue's lone segment (nearly every answer) is sent where it lies: no copy of the
+        // segment list or of the segment (each a retain and a release).
+        if c.outbound.segments.count == 1 {
+            return c.outbound.segments[0].withUnsafeBytes { p -> (Int, Int) in
+                let length = p.count - offset
+                guard let base = p.baseAddress else { return (0, 0) }
+                return (send(c.fd, base + offset, length, Int32(MSG_NOSIGNAL)), length)
+            }
+        }
+        let segments = c.outbound.segments
         let first = segments[0]
-        if segments.count == 1 || first.count - offset >= writeBuffer.count / 2 {
+        if first.count - offset >= writeBuffer.count / 2 {
             return first.withUnsafeBytes { p -> (Int, Int) in
                 let length = p.count - offset
                 guard let base = p.baseAddress else { return (0, 0) }

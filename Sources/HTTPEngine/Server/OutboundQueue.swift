@@ -7,10 +7,21 @@ struct OutboundQueue {
 
     var isEmpty: Bool { byteCount == 0 }
 
-    mutating func append(_ bytes: [UInt8]) {
+    @inline(__always) mutating func append(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
         segments.append(bytes)
         byteCount += bytes.count
+    }
+
+    /// Empties a queue the socket took whole that held one segment, and hands that segment back
+    /// (moved out, not copied: its storage stays uniquely held, so it can be written over again).
+    /// The queue keeps its small buffer, as `consume` does when everything went.
+    mutating func takeSentSingle() -> [UInt8] {
+        let only = segments.removeLast()
+        if segments.capacity > 4 { segments = [] }
+        byteCount = 0
+        offset = 0
+        return only
     }
 
     /// Drops `n` sent bytes from the front.

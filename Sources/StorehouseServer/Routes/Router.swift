@@ -391,19 +391,20 @@ final class Router: HTTPHandler {
     /// passes `verify`; false once 400 or 401 is answered. The token's bytes are read in place.
     func checkBearer(_ request: HTTPRequest, allowQueryToken: Bool, missing: String, wrong: String, _ exchange: Exchange,
                              verify: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
-        // RFC 6750 §3.1: credentials given twice are an invalid request, not a guess at which counts.
-        guard request.headers.count("Authorization") <= 1 else {
-            exchange.send(Problem(400, "invalid-header", "Authorization is given more than once",
-                                  headers: [("WWW-Authenticate", #"Bearer realm="storehouse", error="invalid_request""#)]))
-            return false
-        }
         // nil: no usable token was presented; otherwise whether it passed.
         var verdict: Bool?
         var bearerGiven = false
-        request.headers.withValue("Authorization") { field in
+        // One pass over the fields finds the value and whether it is repeated.
+        let authorization: HTTPHeaders.Single<Void> = request.headers.withSingleValue("Authorization") { field in
             guard let range = Self.bearerToken(in: field) else { return }
             bearerGiven = true
             if !range.isEmpty { verdict = verify(UnsafeBufferPointer(rebasing: field[range])) }
+        }
+        // RFC 6750 §3.1: credentials given twice are an invalid request, not a guess at which counts.
+        if case .repeated = authorization {
+            exchange.send(Problem(400, "invalid-header", "Authorization is given more than once",
+                                  headers: [("WWW-Authenticate", #"Bearer realm="storehouse", error="invalid_request""#)]))
+            return false
         }
         if !bearerGiven, allowQueryToken, var token = request.queryItems().first(where: { $0.name == "access_token" })?.value {
             if !token.isEmpty { verdict = token.withUTF8 { verify($0) } }
