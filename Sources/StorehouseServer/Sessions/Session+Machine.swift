@@ -95,10 +95,6 @@ extension Session {
         var fed = Fed()
         var publication: Publication?
         var fanOut: StreamFanOut? = streams ? StreamFanOut() : nil
-        // Whether there is an append, looked at once: each `pending?.…` looks again, and binding it
-        // (`if let`, `map`) or comparing it with nil copies it. Nothing in the loop assigns `pending`.
-        let hasPending: Bool
-        if case .some = pending { hasPending = true } else { hasPending = false }
         for position in 0..<commands.count {
             let command = commands[position]
             switch command {
@@ -107,20 +103,19 @@ extension Session {
             case .append(_, let epoch):
                 fed.epoch = epoch
             case .madeDurable(_, let version):
-                // The append's fields are read in place, unwrapped unchecked behind `hasPending`.
-                guard hasPending else { break }
-                let at = pending.unsafelyUnwrapped.at, outputs = pending.unsafelyUnwrapped.outputs
-                if !pending.unsafelyUnwrapped.carriedRefusals.isEmpty {
+                // The append's fields are read in place (`pending?.…` of an `inout`): binding it would copy them all.
+                guard let at = pending?.at, let outputs = pending?.outputs else { break }
+                if let carriedRefusals = pending?.carriedRefusals, !carriedRefusals.isEmpty {
                     // A set: with the cache's 1,000 refusals pending, a list's `contains` made this a
                     // million comparisons under the session's lock.
-                    let carried = Set(pending.unsafelyUnwrapped.carriedRefusals)
+                    let carried = Set(carriedRefusals)
                     refusalsToJournal.removeAll(where: carried.contains)
                 }
                 publishLocked(through: version, outputs: outputs, into: &after)
                 updatedAt = max(updatedAt, at)
                 lifetime.touch(at)  // an applied action, an effect's included, restarts the idle clock
-                let count = pending.unsafelyUnwrapped.last - pending.unsafelyUnwrapped.first + 1
-                let source = pending.unsafelyUnwrapped.source
+                let count = (pending?.last ?? 0) - (pending?.first ?? 0) + 1
+                let source = pending?.source ?? .client
                 if let slot = source == .client ? clientActionSlot : effectActionSlot {
                     context.metrics.recordActions(slot: slot, count: count)
                 } else {
@@ -128,8 +123,8 @@ extension Session {
                 }
             case .reply(let request, let outcome):
                 let reply: ReplyTo?
-                if hasPending, request == pending.unsafelyUnwrapped.request {
-                    reply = pending.unsafelyUnwrapped.reply
+                if request == pending?.request {
+                    reply = pending?.reply
                 } else if let submitting, request == submitting.request {
                     fed.answeredSubmitted = true
                     reply = submitting.reply
@@ -137,9 +132,9 @@ extension Session {
                     reply = waitingRepeats.removeValue(forKey: request)
                 }
                 guard let reply else { break }
-                after.add(.answer(reply, responseLocked(outcome, answer: hasPending ? pending.unsafelyUnwrapped.answer : nil, key: key)))
+                after.add(.answer(reply, responseLocked(outcome, answer: pending?.answer, key: key)))
             case .startEffects:
-                if hasPending, !pending.unsafelyUnwrapped.effects.isEmpty { after.add(.effects(pending.unsafelyUnwrapped.effects)) }
+                if let effects = pending?.effects, !effects.isEmpty { after.add(.effects(effects)) }
             case .rollBack(let version):
                 fed.rolledBack = true
                 if rollbackLocked(to: version) { feedLocked(.rebuilt(now: context.now()), into: &after) }
