@@ -105,16 +105,13 @@ public final class Journal: Sendable {
         append(session: session, records: records, commitLater: commitLater, done: .typed(completion))
     }
 
-    /// ``append(session:records:commitLater:completion:)`` for a caller whose results carry
-    /// `any Error` (a `JournalError` when it fails): its closure is kept as it is given, with no
-    /// converting closure allocated around it per append.
+    /// ``append(session:records:commitLater:completion:)`` for a caller that hears every append's
+    /// outcome through one object (a session): it is retained per append, no closure allocated.
     ///
-    ///     journal.appendErasingError(session: "abc", records: [(version: 1, bytes: line)]) { result in
-    ///         if case .failure(let error) = result { print(error) }
-    ///     }
-    public func appendErasingError(session: String, records: [(version: Int, bytes: [UInt8])], commitLater: Bool = false,
-                                   completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
-        append(session: session, records: records, commitLater: commitLater, done: .erased(completion))
+    ///     journal.append(session: "abc", records: [(version: 1, bytes: line)], listener: session)
+    public func append(session: String, records: [(version: Int, bytes: [UInt8])], commitLater: Bool = false,
+                       listener: any JournalAppendListener) {
+        append(session: session, records: records, commitLater: commitLater, done: .listener(listener))
     }
 
     private func append(session: String, records: [(version: Int, bytes: [UInt8])], commitLater: Bool, done: JournalWriter.Done) {

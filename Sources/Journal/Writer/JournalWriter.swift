@@ -23,17 +23,16 @@ import SystemSupport
 final class JournalWriter: @unchecked Sendable {  // state below `queue` is touched only under `processLock`
     typealias Completion = @Sendable (Result<Void, JournalError>) -> Void
 
-    /// An append's completion as its caller gave it: a caller whose results are `any Error` (the
-    /// server's `SessionLog`) hands its closure over as it is, with no closure per append around
-    /// it to convert the error.
+    /// An append's completion as its caller gave it: a closure, or a listener object (a session)
+    /// that hears all of its appends, retained per append where a closure would be allocated.
     enum Done: Sendable {
         case typed(Completion)
-        case erased(@Sendable (Result<Void, any Error>) -> Void)
+        case listener(any JournalAppendListener)
 
         func callAsFunction(_ result: Result<Void, JournalError>) {
             switch self {
             case .typed(let done): done(result)
-            case .erased(let done): done(result.mapError { $0 })
+            case .listener(let listener): listener.appendCompleted(result)
             }
         }
     }

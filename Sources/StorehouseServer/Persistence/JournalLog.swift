@@ -20,15 +20,15 @@ struct JournalLog: SessionLog {
     }
 
     func append(sessionID: String, records: [(version: Int, bytes: [UInt8])], committer: Committer,
-                completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+                listener: any JournalAppendListener) {
         // An event loop's append waits for that loop's commit at the end of its iteration, one
         // group for everything the iteration appended; any other waits for no one: the journal's
-        // writer thread is woken for it at once. The journal never runs `completion` inside
-        // `append` (the caller holds the session's lock), so every completion runs as it comes and
+        // writer thread is woken for it at once. The journal never calls `listener` inside
+        // `append` (the caller holds the session's lock), so every outcome is heard as it comes and
         // the order the journal promises per session is kept.
         var later = false
         if case .eventLoop(let loop) = committer { later = loops.markPending(loop) }
-        journal.appendErasingError(session: sessionID, records: records, commitLater: later, completion: completion)
+        journal.append(session: sessionID, records: records, commitLater: later, listener: listener)
     }
 
     func afterCompletions(_ body: @escaping @Sendable () -> Void) {

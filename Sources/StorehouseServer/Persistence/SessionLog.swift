@@ -12,11 +12,12 @@ protocol SessionLog: Sendable {
     /// Makes the session's metadata durable; `completion` may run on another thread. No I/O thread
     /// waits for the disk: the creating request is answered from the completion.
     func create(sessionID: String, meta: [UInt8], completion: @escaping @Sendable (Result<Void, any Error>) -> Void)
-    /// `committer` says who makes the append part of a group (`Committer`). `completion` never
-    /// runs inside this call (unless `completesInline`, when it is not called): on the journal's
-    /// thread, or (without a sync to wait for) on the committing loop inside its `commit(loop:)`.
+    /// `committer` says who makes the append part of a group (`Committer`). `listener` hears the
+    /// outcome (the session: retained, where a closure would be allocated per append), in append
+    /// order, never inside this call (unless `completesInline`, when it is not called): on the
+    /// journal's thread, or (without a sync to wait for) on the committing loop inside its `commit(loop:)`.
     func append(sessionID: String, records: [(version: Int, bytes: [UInt8])], committer: Committer,
-                completion: @escaping @Sendable (Result<Void, any Error>) -> Void)
+                listener: any JournalAppendListener)
     /// From an append's completion: runs `body` on the same thread once the completions the log
     /// is running now (the journal's group) have all run. Elsewhere, at once.
     func afterCompletions(_ body: @escaping @Sendable () -> Void)
@@ -66,7 +67,7 @@ struct MemoryLog: SessionLog {
         completion(.success(()))
     }
     func append(sessionID: String, records: [(version: Int, bytes: [UInt8])], committer: Committer,
-                completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {}
+                listener: any JournalAppendListener) {}
     func commit(loop: Int) {}
     func snapshot(sessionID: String, version: Int, bytes: [UInt8]) -> Bool { true }
     func delete(sessionID: String, completion: @escaping @Sendable () -> Void) { completion() }

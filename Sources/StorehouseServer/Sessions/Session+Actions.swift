@@ -1,5 +1,6 @@
 import Foundation
 import HTTPEngine
+import Journal
 import SessionCore
 import StoreCore
 
@@ -37,12 +38,8 @@ struct PendingAppend: Sendable {
     var carriedRefusals: [String] = []
 }
 
-/// An append the journal answered, waiting to be settled with the rest of its group.
-struct AnsweredAppend: Sendable {
-    let result: Result<Void, any Error>
-    let epoch: Int
-    let pending: PendingAppend
-}
+/// The journal answers a session's appends to the session itself (`appendCompleted`).
+extension Session: JournalAppendListener {}
 
 extension Session {
     /// A refusal decided on the head (412, 409), answered once that head is durable: decided on
@@ -224,27 +221,26 @@ extension Session {
             lock.unlock()
             return after.run(self)
         }
-        let pending = pendingAppend
         let appendEpoch = feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: false, weight: weight), into: &after).epoch
         let journalRecords = changes.enumerated().map { index, change in
             let isLast = index == changes.count - 1
             return (version: change.version,
                     bytes: RecordCoding.journalRecord(change.action, mark: isLast ? mark : nil, refusals: isLast ? carried.refusals : []))
         }
-        context.log.append(sessionID: id, records: journalRecords, committer: committer) { [self, pending] result in
-            appendAnswered(result, epoch: appendEpoch, pending)
-        }
+        // Under the lock, as the append: the journal answers in this order (`appendCompleted`).
+        appendsInFlight.append(consume pendingAppend, epoch: appendEpoch)
+        context.log.append(sessionID: id, records: journalRecords, committer: committer, listener: self)
         lock.unlock()
     }
 
-    /// The journal's word on one append; runs on the journal's thread, in version order. The
-    /// answers of one group are settled together once the group's completions have all run:
-    /// one lock per session and group, not one per append: taken once per append, the lock would
-    /// meet the loops applying the next requests, and the journal's thread would sleep on it on
-    /// the path every answer waits on (`bash scripts/bench-fsync.sh` measures that path).
-    private func appendAnswered(_ result: Result<Void, any Error>, epoch appendEpoch: Int, _ pending: PendingAppend) {
+    /// The journal's word on the oldest append in flight; runs on the journal's thread, in version
+    /// order. The answers of one group are settled together once the group's completions have all
+    /// run: one lock per session and group, not one per append: taken once per append, the lock
+    /// would meet the loops applying the next requests, and the journal's thread would sleep on it
+    /// on the path every answer waits on (`bash scripts/bench-fsync.sh` measures that path).
+    func appendCompleted(_ result: Result<Void, JournalError>) {
         let first = answeredAppends.withLock { list -> Bool in
-            list.append(AnsweredAppend(result: result, epoch: appendEpoch, pending: pending))
+            list.append(result)
             return list.count == 1
         }
         if first { context.log.afterCompletions { [self] in settleAnsweredAppends() } }
@@ -252,7 +248,7 @@ extension Session {
 
     /// Settles the answered appends in version order under one lock, then answers them.
     private func settleAnsweredAppends() {
-        let answered = answeredAppends.withLock { list -> [AnsweredAppend] in
+        let answered = answeredAppends.withLock { list -> [Result<Void, JournalError>] in
             defer { list = [] }
             return list
         }
@@ -260,7 +256,12 @@ extension Session {
         var after = Afterwards()
         lock.lock()
         var anyDurable = false
-        for append in answered { anyDurable = settleLocked(append, into: &after) || anyDurable }
+        var pending: PendingAppend?
+        for result in answered {
+            guard let epoch = appendsInFlight.takeOldest(into: &pending) else { break }
+            anyDurable = settleLocked(result, &pending, epoch: epoch, into: &after) || anyDurable
+            pending = nil
+        }
         // One snapshot at a time: the next is not even considered while one is being written.
         if anyDurable, !journalSnapshotWriting.load(ordering: .acquiring) {
             // The window starts `--history` versions back, or later when large actions ended it sooner.
@@ -275,15 +276,18 @@ extension Session {
 
     /// One append's outcome, fed to the machine; what it owes the clients goes to `after`, to
     /// run once the lock is let go, in the order a client would see it. True when it became durable.
-    private func settleLocked(_ append: AnsweredAppend, into after: inout Afterwards) -> Bool {
+    private func settleLocked(_ result: Result<Void, JournalError>, _ pending: inout PendingAppend?, epoch: Int,
+                              into after: inout Afterwards) -> Bool {
+        // Read in place (`pending?.…` of an `inout`): binding the append would copy it.
+        guard let request = pending?.request, let first = pending?.first, let last = pending?.last else { return false }
         let durableBefore = durableVersion
         var succeeded = false
-        if case .success = append.result { succeeded = true }
-        let (request, versions, key) = (append.pending.request, append.pending.first...append.pending.last, append.pending.idempotencyKey)
-        var pending: PendingAppend? = append.pending
-        let rolledBack = feedLocked(.appendAnswered(request, versions: versions, key: key, epoch: append.epoch, durable: succeeded, head: store.version),
+        if case .success = result { succeeded = true }
+        let versions = first...last
+        let key = pending?.idempotencyKey
+        let rolledBack = feedLocked(.appendAnswered(request, versions: versions, key: key, epoch: epoch, durable: succeeded, head: store.version),
                                     pending: &pending, into: &after).rolledBack
-        if rolledBack, case .failure(let error) = append.result {
+        if rolledBack, case .failure(let error) = result {
             after.add(.log("session \(id): journal refused versions \(versions.lowerBound)...\(versions.upperBound): \(error); rolled back to \(durableBefore)"))
         }
         return durableVersion > durableBefore

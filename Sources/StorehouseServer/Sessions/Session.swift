@@ -1,5 +1,6 @@
 import Foundation
 import HTTPEngine
+import Journal
 import SessionCore
 import StoreCore
 import Synchronization
@@ -84,9 +85,11 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// lookup (`SessionRegistry.markUsed`).
     let unlisted = Atomic<Bool>(false)
     let effectsRunning = Atomic<Int>(0)
-    /// Appends the journal answered in the group it is completing, settled together at the
+    /// The journal's answers to the appends in flight, oldest first, settled together at the
     /// group's end (`settleAnsweredAppends`); its own lock, not the session's.
-    let answeredAppends = Mutex<[AnsweredAppend]>([])
+    let answeredAppends = Mutex<[Result<Void, JournalError>]>([])
+    /// The appends the answers are about, oldest first (`AppendsInFlight`).
+    var appendsInFlight = AppendsInFlight()
     /// Keys of refusals kept since the last durable record, oldest first: the next journaled
     /// action carries them (`RecordCoding.KeptRefusal`). Empty in memory.
     var refusalsToJournal: [String] = []
