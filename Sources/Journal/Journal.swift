@@ -138,7 +138,17 @@ public final class Journal: Sendable {
     ///         if answered.count == 1 { journal.afterGroupCompletes { settle(answered) } }
     ///     }
     public func afterGroupCompletes(_ body: @escaping @Sendable () -> Void) {
-        if !writer.deferUntilGroupEnds(body) { body() }
+        if !writer.deferUntilGroupEnds(.body(body)) { body() }
+    }
+
+    /// ``afterGroupCompletes(_:)`` for a listener: its `groupCompleted()` runs then, with no
+    /// closure allocated per group.
+    ///
+    ///     func appendCompleted(_ result: Result<Void, JournalError>) {
+    ///         if answered.add(result) { journal.afterGroupCompletes(notify: self) }  // the first
+    ///     }
+    public func afterGroupCompletes(notify listener: any JournalAppendListener) {
+        if !writer.deferUntilGroupEnds(.listener(listener)) { listener.groupCompleted() }
     }
 
     /// Commits what was appended with `commitLater: true` as one group.

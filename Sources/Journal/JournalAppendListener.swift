@@ -9,9 +9,13 @@
 ///         func appendCompleted(_ result: Result<Void, JournalError>) {
 ///             if case .success = result { durable.add(1, ordering: .relaxed) }
 ///         }
+///         func groupCompleted() {}
 ///     }
 ///     journal.append(session: "abc", records: [(version: 1, bytes: line)], listener: counter)
 public protocol JournalAppendListener: AnyObject, Sendable {
     /// One append's outcome: `.success` once it is as durable as the policy promises.
     func appendCompleted(_ result: Result<Void, JournalError>)
+    /// The completions of the group that called `appendCompleted` have all run, when that asked
+    /// for it (`Journal.afterGroupCompletes(notify:)`): its answers can be settled together.
+    func groupCompleted()
 }

@@ -248,14 +248,28 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         case signal(@Sendable () -> Void)
     }
 
-    /// Work the group's completions asked to run once they have all run (`deferUntilGroupEnds`).
-    private var afterGroup: [@Sendable () -> Void] = []
+    /// Work deferred to the end of a group: a closure, or a listener's `groupCompleted()`, which
+    /// costs no allocation.
+    enum AfterGroup: Sendable {
+        case body(@Sendable () -> Void)
+        case listener(any JournalAppendListener)
 
-    /// From a completion: queues `body` to run on this thread once every completion of the group
+        func callAsFunction() {
+            switch self {
+            case .body(let body): body()
+            case .listener(let listener): listener.groupCompleted()
+            }
+        }
+    }
+
+    /// Work the group's completions asked to run once they have all run (`deferUntilGroupEnds`).
+    private var afterGroup: [AfterGroup] = []
+
+    /// From a completion: queues `work` to run on this thread once every completion of the group
     /// has run, and returns true. False anywhere else (the caller runs it then).
-    func deferUntilGroupEnds(_ body: @escaping @Sendable () -> Void) -> Bool {
+    func deferUntilGroupEnds(_ work: AfterGroup) -> Bool {
         guard isCurrentThread else { return false }
-        afterGroup.append(body)  // under `processLock`: only the processing thread gets here
+        afterGroup.append(work)  // under `processLock`: only the processing thread gets here
         return true
     }
 
@@ -271,7 +285,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     }
 
     /// `afterGroup`'s other storage (see `runAfterGroup`); touched under `processLock`.
-    private var spareAfterGroup: [@Sendable () -> Void] = []
+    private var spareAfterGroup: [AfterGroup] = []
 
     /// Where a group's ops are released under `always` (see `processQueued`).
     private static let reaper = DispatchQueue(label: "journal-reaper", qos: .utility)

@@ -31,8 +31,8 @@ struct JournalLog: SessionLog {
         journal.append(session: sessionID, records: records, commitLater: later, listener: listener)
     }
 
-    func afterCompletions(_ body: @escaping @Sendable () -> Void) {
-        journal.afterGroupCompletes(body)
+    func afterCompletions(notify listener: any JournalAppendListener) {
+        journal.afterGroupCompletes(notify: listener)
     }
 
     func commit(loop: Int) {

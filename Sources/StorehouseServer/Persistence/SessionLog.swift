@@ -18,9 +18,9 @@ protocol SessionLog: Sendable {
     /// journal's thread, or (without a sync to wait for) on the committing loop inside its `commit(loop:)`.
     func append(sessionID: String, records: [(version: Int, bytes: [UInt8])], committer: Committer,
                 listener: any JournalAppendListener)
-    /// From an append's completion: runs `body` on the same thread once the completions the log
-    /// is running now (the journal's group) have all run. Elsewhere, at once.
-    func afterCompletions(_ body: @escaping @Sendable () -> Void)
+    /// From an append's completion: calls `listener.groupCompleted()` on the same thread once the
+    /// completions the log is running now (the journal's group) have all run. Elsewhere, at once.
+    func afterCompletions(notify listener: any JournalAppendListener)
     /// Commits the appends made with `.eventLoop(loop)` since the loop's last call as one group;
     /// called on event loop `loop` as the last step of each iteration, before it waits for more
     /// work. Never waits for a sync: under `--fsync always` the journal's thread syncs and
@@ -50,7 +50,7 @@ protocol SessionLog: Sendable {
 }
 
 extension SessionLog {
-    func afterCompletions(_ body: @escaping @Sendable () -> Void) { body() }
+    func afterCompletions(notify listener: any JournalAppendListener) { listener.groupCompleted() }
     func flush() {}
     func load(sessionID: String) -> Result<RecoveredSession, any Error> { .failure(JournalError.unknownSession(sessionID)) }
     func park(sessionIDs: [String]) -> [ParkedSession?] { sessionIDs.map { _ in nil } }

@@ -38,7 +38,7 @@ struct PendingAppend: Sendable {
     var carriedRefusals: [String] = []
 }
 
-/// The journal answers a session's appends to the session itself (`appendCompleted`).
+/// The journal answers a session's appends to the session itself (`appendCompleted`, `groupCompleted`).
 extension Session: JournalAppendListener {}
 
 extension Session {
@@ -239,25 +239,24 @@ extension Session {
     /// would meet the loops applying the next requests, and the journal's thread would sleep on it
     /// on the path every answer waits on (`bash scripts/bench-fsync.sh` measures that path).
     func appendCompleted(_ result: Result<Void, JournalError>) {
-        let first = answeredAppends.withLock { list -> Bool in
-            list.append(result)
-            return list.count == 1
-        }
-        if first { context.log.afterCompletions { [self] in settleAnsweredAppends() } }
+        if answeredAppends.withLock({ $0.add(result) }) { context.log.afterCompletions(notify: self) }
     }
+
+    /// The group that answered ends: settles its answers (`settleAnsweredAppends`).
+    func groupCompleted() { settleAnsweredAppends() }
 
     /// Settles the answered appends in version order under one lock, then answers them.
     private func settleAnsweredAppends() {
-        let answered = answeredAppends.withLock { list -> [Result<Void, JournalError>] in
-            defer { list = [] }
-            return list
+        let answered = answeredAppends.withLock { answers -> AppendAnswers in
+            defer { answers = AppendAnswers() }
+            return answers
         }
-        guard !answered.isEmpty else { return }
+        guard answered.count > 0 else { return }
         var after = Afterwards()
         lock.lock()
         var anyDurable = false
         var pending: PendingAppend?
-        for result in answered {
+        for result in answered.results {
             guard let epoch = appendsInFlight.takeOldest(into: &pending) else { break }
             anyDurable = settleLocked(result, &pending, epoch: epoch, into: &after) || anyDurable
             pending = nil

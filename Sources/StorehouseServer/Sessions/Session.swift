@@ -1,6 +1,5 @@
 import Foundation
 import HTTPEngine
-import Journal
 import SessionCore
 import StoreCore
 import Synchronization
@@ -87,7 +86,7 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     let effectsRunning = Atomic<Int>(0)
     /// The journal's answers to the appends in flight, oldest first, settled together at the
     /// group's end (`settleAnsweredAppends`); its own lock, not the session's.
-    let answeredAppends = Mutex<[Result<Void, JournalError>]>([])
+    let answeredAppends = Mutex(AppendAnswers())
     /// The appends the answers are about, oldest first (`AppendsInFlight`).
     var appendsInFlight = AppendsInFlight()
     /// Keys of refusals kept since the last durable record, oldest first: the next journaled

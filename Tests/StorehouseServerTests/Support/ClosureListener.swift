@@ -8,6 +8,8 @@ final class ClosureListener: JournalAppendListener {
     init(_ body: @escaping @Sendable (Result<Void, JournalError>) -> Void) { self.body = body }
 
     func appendCompleted(_ result: Result<Void, JournalError>) { body(result) }
+
+    func groupCompleted() {}
 }
 
 extension SessionLog {
