@@ -265,9 +265,13 @@ extension Session {
         if anyDurable, !journalSnapshotWriting.load(ordering: .acquiring) {
             // The window starts `--history` versions back, or later when large actions ended it sooner.
             let windowStart = max(durableVersion - context.history, (history.firstVersion ?? durableVersion + 1) - 1)
-            let base = keptStates.nearest(atOrBefore: min(durableVersion, windowStart))?.version
-            feedLocked(.snapshotBase(base, droppedBytes: history.droppedBytes, byteLimit: historyByteLimitLocked,
-                                     lastSnapshotBytes: journalSnapshotBytes.load(ordering: .relaxed)), into: &after)
+            let (latest, dropped, limit, lastBytes) = (min(durableVersion, windowStart), history.droppedBytes, historyByteLimitLocked,
+                                                       journalSnapshotBytes.load(ordering: .relaxed))
+            // Asked first of the latest base there could be: most groups make no snapshot due.
+            if machine.snapshots.isDue(base: latest, droppedBytes: dropped, byteLimit: limit, lastSnapshotBytes: lastBytes) {
+                let base = keptStates.nearest(atOrBefore: latest)?.version
+                feedLocked(.snapshotBase(base, droppedBytes: dropped, byteLimit: limit, lastSnapshotBytes: lastBytes), into: &after)
+            }
         }
         lock.unlock()
         after.run(self)
