@@ -93,7 +93,12 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     private let wake = DispatchSemaphore(value: 0)
 
     private let dirFD: Int32
-    private var sessions: [String: SessionState] = [:]
+    private var sessions: [String: SessionState] = [:] {
+        didSet { lastAppended = nil }  // a session added or removed: the next append looks it up
+    }
+    /// The session the last append went to: one appending again (the usual case under load, and
+    /// every append of a session alone) is found by comparing its id, not hashing it.
+    private var lastAppended: SessionState?
     private var dirDirty = false
     /// Written since the last full sync (batch/never): flush and close sync the file system once.
     private var writtenSinceFlush = false
@@ -362,7 +367,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                 completions.append(.session(s, done))
 
             case .append(let id, let records, let done):
-                guard let s = sessions[id] else {
+                guard let s = appendTarget(id) else {
                     // Sessions are held only under ids checked when they were created or read, so
                     // `Journal.append` leaves the check to an append that finds none.
                     let error: JournalError = FileNames.isValidSessionID(id) ? .unknownSession(id) : .invalidSessionID(id)
@@ -523,6 +528,13 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
             return false
         }
         return true
+    }
+
+    /// `sessions[id]`, through `lastAppended`.
+    private func appendTarget(_ id: String) -> SessionState? {
+        if let s = lastAppended, s.id == id { return s }
+        lastAppended = sessions[id]
+        return lastAppended
     }
 
     private func validate(_ records: [(version: Int, bytes: [UInt8])], after last: Int, session: String) -> JournalError? {
