@@ -222,23 +222,12 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
             }
             q.signaled = false
         }
-        defer {
-            if policy == .always {
-                // The group's last references to its requests (their completions hold the answers,
-                // the exchanges, the parsed requests) go on another thread: freeing them here is a
-                // quarter of this thread's instructions (callgrind, as scripts/instructions-per-request.sh
-                // runs it), on the path the next sync waits on.
-                let group = ops
-                ops = []
-                Self.reaper.async { withExtendedLifetime(group) {} }
-            } else {
-                spareOps = Self.emptied(&ops)
-            }
-        }
+        // `process` takes the ops out one by one: the storage is left empty for the next group.
+        defer { spareOps = Self.emptied(&ops) }
         guard !ops.isEmpty else { return true }
         threadID.withLock { $0 = pthread_self() }
         defer { threadID.withLock { $0 = nil } }
-        if process(ops) { return true }
+        if process(&ops) { return true }
         finished = true
         // A `close` committed by another thread: the writer thread must still wake up to end.
         wake.signal()
@@ -292,9 +281,6 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     /// `afterGroup`'s other storage (see `runAfterGroup`); touched under `processLock`.
     private var spareAfterGroup: [AfterGroup] = []
 
-    /// Where a group's ops are released under `always` (see `processQueued`).
-    private static let reaper = DispatchQueue(label: "journal-reaper", qos: .utility)
-
     /// Storage kept from one group for the next (see `processQueued`); touched under `processLock`.
     private var spareOps: [Op] = []
     private var spareTouched: [SessionState] = []
@@ -314,7 +300,7 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     }
 
     /// Processes one group; false after `close`.
-    private func process(_ ops: [Op]) -> Bool {
+    private func process(_ ops: inout [Op]) -> Bool {
         counters.groups += 1
         var touched = Self.taken(&spareTouched)
         var completions = Self.taken(&spareCompletions)
@@ -340,7 +326,10 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
             }
         }
 
-        for op in ops {
+        // Each op is moved out, not copied (a copy retains its id, records and completion, and
+        // releases them again): what it holds an append no longer needs goes as it is taken.
+        ops.reverse()
+        while let op = ops.popLast() {
             switch op {
             case .create(let id, let meta, let callback):
                 let done = Done.typed(callback)
