@@ -57,6 +57,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         /// A parked session read back: its state again, its files as read (already on disk).
         case reopen(RecoveredFiles, done: @Sendable (Bool) -> Void)
         case deleteParked(id: String, segments: [Int], done: @Sendable () -> Void)
+        /// What `process` leaves where it moved an op out of its group: nothing to do.
+        case taken
 
         var isSnapshot: Bool {
             switch self {
@@ -286,6 +288,13 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     private var spareTouched: [SessionState] = []
     private var spareCompletions: [Pending] = []
 
+    /// `op`, moved out, leaving `.taken` in its place.
+    private static func take(_ op: inout Op) -> Op {
+        var taken = Op.taken
+        swap(&taken, &op)
+        return taken
+    }
+
     /// `array`'s contents, leaving it empty (moved out, so the result is uniquely referenced).
     private static func taken<T>(_ array: inout [T]) -> [T] {
         var result: [T] = []
@@ -326,11 +335,14 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
             }
         }
 
-        // Each op is moved out, not copied (a copy retains its id, records and completion, and
-        // releases them again): what it holds an append no longer needs goes as it is taken.
-        ops.reverse()
-        while let op = ops.popLast() {
+        for index in ops.indices {
+            // Moved out, not copied (a copy retains its id, records and completion, and releases
+            // them again): what an append holds that it no longer needs goes as the op ends.
+            let op = Self.take(&ops[index])
             switch op {
+            case .taken:
+                continue
+
             case .create(let id, let meta, let callback):
                 let done = Done.typed(callback)
                 if sessions[id] != nil {
