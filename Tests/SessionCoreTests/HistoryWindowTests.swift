@@ -131,14 +131,16 @@ final class HistoryWindowTests: XCTestCase {
     func testABatchAsLongAsTheHistoryKeepsTheRollbackBaseAhead() throws {
         let host = try TestWindow(history: 10, keepEvery: 5)
         try host.submit(3)
-        XCTAssertTrue(host.window.statesAhead(adding: 1, head: 3, durable: 3, headState: { host.store.sharedState() }, rebuild: { _ in nil }).isEmpty)
-        XCTAssertEqual(host.window.statesAhead(adding: 10, head: 3, durable: 3, headState: { host.store.sharedState() }, rebuild: { _ in nil })
+        var window = host.window
+        XCTAssertTrue(window.statesAhead(adding: 1, head: 3, durable: 3, headState: { host.store.sharedState() }, rebuild: { _ in nil }).isEmpty)
+        XCTAssertEqual(window.statesAhead(adding: 10, head: 3, durable: 3, headState: { host.store.sharedState() }, rebuild: { _ in nil })
             .map(\.version), [3], "the head is the durable version: its own state")
         try host.submit(4, durable: false)
         XCTAssertEqual(host.window.keptStates.states.map(\.version), [0, 5, 7])
         var rebuilt: [Int] = []
-        let ahead = host.window.statesAhead(adding: 10, head: 7, durable: 3, headState: { host.store.sharedState() },
-                                            rebuild: { plan in rebuilt.append(plan.base.version + plan.entries.count); return try? host.replay(plan).sharedState() })
+        window = host.window
+        let ahead = window.statesAhead(adding: 10, head: 7, durable: 3, headState: { host.store.sharedState() },
+                                       rebuild: { plan in rebuilt.append(plan.base.version + plan.entries.count); return try? host.replay(plan).sharedState() })
         XCTAssertEqual(ahead.map(\.version), [3])
         XCTAssertEqual(rebuilt, [3], "the state at the durable version, rebuilt from the kept state before it")
         XCTAssertEqual(ahead.first?.state.jsonValue()["n"], .int(3))
@@ -151,5 +153,25 @@ final class HistoryWindowTests: XCTestCase {
         try host.rollBack()
         XCTAssertEqual(try host.count(at: 3), 3)
         XCTAssertEqual(host.window.keptStates.states.map(\.version), [0, 3])
+    }
+
+    /// A version the window no longer reaches is gone, and the error names the oldest version
+    /// that can still be rebuilt: the first kept state the ring reaches forward from, not an
+    /// older kept state whose next actions have left the ring.
+    func testAVersionBeforeTheWindowIsGoneWithTheOldestRebuildableVersion() throws {
+        let host = try TestWindow(history: 20, keepEvery: 5)
+        for _ in 1...60 { try host.submit(1) }
+        XCTAssertEqual(host.listed, 40...60)
+        var window = host.window
+        window.keptStates.insert(version: 10, state: SharedState(Tally()), weight: 0)
+        XCTAssertEqual(window.oldestVersion(head: 60), 40, "10 is kept, but 11...39 left the ring")
+        XCTAssertThrowsError(try window.replayPlan(to: 12, head: 60)) { error in
+            XCTAssertEqual(error as? VersionGone, VersionGone(version: 12, oldest: 40))
+        }
+        XCTAssertThrowsError(try window.replayPlan(to: 39, head: 60)) { error in
+            XCTAssertEqual(error as? VersionGone, VersionGone(version: 39, oldest: 40))
+        }
+        XCTAssertEqual(try window.replayPlan(to: 10, head: 60).base.version, 10, "a kept state itself needs no action")
+        XCTAssertEqual(try window.replayPlan(to: 42, head: 60).entries.map(\.version), [41, 42])
     }
 }

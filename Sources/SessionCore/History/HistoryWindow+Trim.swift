@@ -7,15 +7,24 @@ extension HistoryWindow {
     /// so every version left can still be rebuilt (`?version=`, replayed answers), and never past
     /// the kept state a rollback to the last durable version starts from, nor past a version the
     /// subscribers have not been sent yet (a fan-out waiting on its queue).
+    ///
+    /// Inlined into the host, which calls it on every publication: the usual case is a few loads.
+    @inlinable
     public mutating func trim(durable: Int, published: Int, byteLimit: Int) {
-        // The usual case, in O(1) (it runs on every publication): the window fits its bytes and
-        // starts just after the oldest kept state, and the next kept state is not yet before the
-        // window's start. Then nothing leaves: `versionToDropThrough` has nothing to drop, neither
-        // branch of `align` applies, and no kept state is older than the window needs.
+        // The usual case, in O(1): the window fits its bytes and starts just after the oldest kept
+        // state, and the next kept state is not yet before the window's start. Then nothing
+        // leaves: `versionToDropThrough` has nothing to drop, neither branch of `align` applies,
+        // and no kept state is older than the window needs.
         if let first = history.firstVersion, keptStates.states.first?.version == first - 1, history.bytes <= byteLimit {
             let windowStart = min(durable, published) - length
             if keptStates.states.count < 2 || keptStates.states[1].version > windowStart { return }
         }
+        cut(durable: durable, published: published, byteLimit: byteLimit)
+    }
+
+    /// `trim` past its usual case.
+    @usableFromInline
+    mutating func cut(durable: Int, published: Int, byteLimit: Int) {
         defer {
             align(durable: durable, published: published)
             if let oldest = history.firstVersion { keptStates.trim(keeping: oldest - 1) }

@@ -61,14 +61,17 @@ public struct HistoryWindow: Sendable {
         // it (O(1) each), so a batch of k actions costs O(k × change) whatever the state's size.
         var keptInside = keptInside[...]
         var weight = 0
-        for change in changes {
-            let entry = ActionHistory.Entry(version: change.version, record: change.action, patch: change.patch)
+        // By index: the entry copies the action and patch out of the array in place, where a
+        // `for change in changes` copied each whole change (its outputs too) first.
+        for index in changes.indices {
+            let version = changes[index].version
+            let entry = ActionHistory.Entry(version: version, record: changes[index].action, patch: changes[index].patch)
             bytesSinceKeptState += entry.weight
             weight += entry.weight
-            changeBytesSinceKeptState += Self.changeWeight(change.patch)
+            changeBytesSinceKeptState += Self.changeWeight(entry.patch)
             // Past `--history`, never a version the subscribers have not been sent yet.
             history.append(entry, keepingAfter: min(durable, published))
-            if let kept = keptInside.first, kept.version == change.version {
+            if let kept = keptInside.first, kept.version == version {
                 keptStates.add(version: kept.version, state: kept.state, weight: changeBytesSinceKeptState, keepingBaseOf: durable)
                 bytesSinceKeptState = 0
                 changeBytesSinceKeptState = 0
@@ -110,12 +113,24 @@ public struct HistoryWindow: Sendable {
     /// cannot), and handed to `record` to keep once the actions are applied (a refused request
     /// keeps nothing: its states would push older ones out of the budget with the ring not
     /// moving). Only a batch large next to `--history` ever needs this.
-    public func statesAhead(adding count: Int, head: Int, durable: Int, headState: () -> SharedState,
+    ///
+    /// `mutating` though it changes nothing, and inlined: the host then lends its window in place.
+    /// A non-mutating call that takes closures made the host copy the whole window first (the
+    /// closures could change it), on every request, for the usual case that calls neither.
+    @inlinable
+    public mutating func statesAhead(adding count: Int, head: Int, durable: Int, headState: () -> SharedState,
                             rebuild: (ReplayPlan) -> SharedState?) -> [(version: Int, state: SharedState)] {
-        let kept = head + count - length  // the ring keeps versions after this
         // The usual case, in O(1): the newest kept state is at or before the durable version (so
-        // at or before the head) and stays in reach, so both rebuilds below would start from it.
-        if let newest = keptStates.states.last?.version, newest <= durable, newest >= kept { return [] }
+        // at or before the head) and stays in reach, so both rebuilds would start from it.
+        if let newest = keptStates.states.last?.version, newest <= durable, newest >= head + count - length { return [] }
+        return statesAheadOfTheRing(adding: count, head: head, durable: durable, headState: headState, rebuild: rebuild)
+    }
+
+    /// `statesAhead` past its usual case.
+    @usableFromInline
+    func statesAheadOfTheRing(adding count: Int, head: Int, durable: Int, headState: () -> SharedState,
+                              rebuild: (ReplayPlan) -> SharedState?) -> [(version: Int, state: SharedState)] {
+        let kept = head + count - length  // the ring keeps versions after this
         func reachable(from version: Int, alsoFrom added: Int?) -> Bool {
             var nearest = keptStates.nearest(atOrBefore: version)?.version
             if let added, added <= version, added > nearest ?? .min { nearest = added }
