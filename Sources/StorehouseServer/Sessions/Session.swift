@@ -39,6 +39,7 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     var updatedAt: Int64
     /// The history ring, the kept states and where the window ends (`SessionCore.HistoryWindow`).
     var window: HistoryWindow
+    /// The window's ring and kept states, as the reads, the event streams and the tests see them.
     var history: ActionHistory { window.history }
     var keptStates: KeptStates {
         get { window.keptStates }
