@@ -174,4 +174,50 @@ final class HistoryWindowTests: XCTestCase {
         XCTAssertEqual(try window.replayPlan(to: 10, head: 60).base.version, 10, "a kept state itself needs no action")
         XCTAssertEqual(try window.replayPlan(to: 42, head: 60).entries.map(\.version), [41, 42])
     }
+
+    /// Recovery hands the window what it replayed after the journal's snapshot: the ring lists
+    /// every replayed version, the snapshot's state is where replays start, the states kept on
+    /// the way stay, the head's is kept, and past the byte budget the state where the window
+    /// will start is rebuilt and kept, so every version the trimmed window lists can be read.
+    func testRecoveryInstallsTheReplayedWindowAndItsKeptStates() throws {
+        let live = try TestWindow(history: 1_000, keepEvery: 100)
+        try live.submit(10)
+        let base = (version: live.head, state: live.store.sharedState())
+        let replayed = try live.replay(ReplayPlan(base: base, entries: []))
+        let records = (0..<30).map { _ in ActionRecord(type: "tally/add", payload: .string(String(repeating: "x", count: 1_000)), at: 0, source: .client) }
+        var changes: [Change] = []
+        var keptAlong: [(version: Int, state: SharedState, weight: Int)] = []
+        for run in 0..<3 {
+            changes += try replayed.replay(Array(records[(run * 10)..<(run * 10 + 10)]))
+            if run < 2 { keptAlong.append((replayed.version, replayed.sharedState(), 100)) }
+        }
+        XCTAssertEqual(replayed.version, 40)
+
+        var window = HistoryWindow(length: 1_000, keepEvery: 100, keptStateBudget: 1 << 30, version: 40, state: replayed.sharedState())
+        var rebuilt: [Int] = []
+        window.restore(changes, base: base, keptAlong: keptAlong, head: 40, headState: { replayed.sharedState() }, byteLimit: 25_000,
+                       rebuild: { plan in
+                           rebuilt.append(plan.base.version + plan.entries.count)
+                           return try? live.replay(plan).sharedState()
+                       })
+        XCTAssertEqual(window.history.firstVersion, 11)
+        XCTAssertEqual(window.history.lastVersion, 40)
+        XCTAssertEqual(window.history.versionToDropThrough(toFit: 25_000), 18)
+        XCTAssertEqual(rebuilt, [18], "the state where the byte budget starts the window, rebuilt")
+        XCTAssertEqual(window.keptStates.states.map(\.version), [10, 18, 20, 30, 40], "the base, the budget's start, those kept along, the head")
+        window.trim(durable: 40, published: 40, byteLimit: 25_000)
+        XCTAssertLessThanOrEqual(window.history.bytes, 25_000)
+        let listed = (window.history.firstVersion ?? 41) - 1
+        XCTAssertEqual(window.oldestVersion(head: 40), listed)
+        for version in listed...40 {
+            let plan = try window.replayPlan(to: version, head: 40)
+            XCTAssertEqual(try live.replay(plan).stateValue()["n"], .int(version), "version \(version)")
+        }
+
+        var empty = HistoryWindow(length: 1_000, keepEvery: 100, keptStateBudget: 1 << 30, version: 10, state: base.state)
+        empty.restore([], base: base, keptAlong: [], head: 10, headState: { XCTFail("nothing replayed: the head is the base"); return base.state },
+                      byteLimit: 25_000, rebuild: { _ in nil })
+        XCTAssertEqual(empty.keptStates.states.map(\.version), [10])
+        XCTAssertNil(empty.history.firstVersion)
+    }
 }
