@@ -19,8 +19,8 @@ import StoreCore
 public struct HistoryWindow: Sendable {
     /// The last actions, with their patches.
     public internal(set) var history: ActionHistory
-    /// The states replays start from. Settable for recovery's and tests' sake; the window keeps
-    /// them in step with the ring itself.
+    /// The states replays start from, kept in step with the ring by the methods below. Settable
+    /// so a test can take them away (a session with nothing to rebuild from).
     public var keptStates: KeptStates
     /// The weight of the actions applied since the newest kept state (see `keepHeadIfDue`).
     public internal(set) var bytesSinceKeptState = 0
