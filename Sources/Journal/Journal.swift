@@ -114,10 +114,24 @@ public final class Journal: Sendable {
         append(session: session, records: records, commitLater: commitLater, done: .listener(listener))
     }
 
+    /// ``append(session:records:commitLater:listener:)`` of one record, with no array around it.
+    ///
+    ///     journal.append(session: "abc", record: (version: 1, bytes: line), listener: session)
+    public func append(session: String, record: (version: Int, bytes: [UInt8]), commitLater: Bool = false,
+                       listener: any JournalAppendListener) {
+        let done = JournalWriter.Done.listener(listener)
+        submit(.appendOne(id: session, record: record, done: done), commitLater: commitLater, done: done)
+    }
+
     private func append(session: String, records: [(version: Int, bytes: [UInt8])], commitLater: Bool, done: JournalWriter.Done) {
+        submit(.append(id: session, records: records, done: done), commitLater: commitLater, done: done)
+    }
+
+    /// Queues an append (`done` is its completion).
+    private func submit(_ append: JournalWriter.Op, commitLater: Bool, done: JournalWriter.Done) {
         // The id is checked by the writer, for an append it holds no session for (every session
         // it holds has a checked id): not once per append on the caller's thread.
-        if !writer.submit(.append(id: session, records: records, done: done), wake: !commitLater) {
+        if !writer.submit(append, wake: !commitLater) {
             // Answered once the writer has run its last completions, never before: an append of
             // this session still in flight is answered first, so the caller settles its versions in
             // order (settled first, this refusal rolled back an earlier append that became durable).

@@ -40,6 +40,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     enum Op: Sendable {
         case create(id: String, meta: [UInt8], done: Completion)
         case append(id: String, records: [(version: Int, bytes: [UInt8])], done: Done)
+        /// An append of one record, which needs no array.
+        case appendOne(id: String, record: (version: Int, bytes: [UInt8]), done: Done)
         case snapshot(id: String, version: Int, bytes: [UInt8])
         /// A snapshot whose temp file `writeSnapshotTemp` wrote and synced (`written`) on another
         /// thread: the group only renames it into place and compacts, then calls `done` with whether
@@ -335,6 +337,38 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
             }
         }
 
+        /// An append's records into its session's share of the group, or its refusal.
+        func add<Records: RandomAccessCollection>(_ id: String, _ records: Records, _ done: Done)
+            where Records.Element == (version: Int, bytes: [UInt8]) {
+            guard let s = appendTarget(id) else {
+                // Sessions are held only under ids checked when they were created or read, so
+                // `Journal.append` leaves the check to an append that finds none.
+                let error: JournalError = FileNames.isValidSessionID(id) ? .unknownSession(id) : .invalidSessionID(id)
+                completions.append(.done(done, .failure(error)))
+                return
+            }
+            if let reason = s.failure {
+                completions.append(.done(done, .failure(.sessionFailed(id, reason: reason))))
+                return
+            }
+            // No record and no snapshot yet (a new session, or one whose first append was
+            // refused and undone): the meta record is version 0, so the first must be 1.
+            // Without the `?? 0` an append queued behind a refused first one was written
+            // after the gap, and the session never took an append again.
+            if let error = validate(records, after: s.pendingLastVersion ?? s.lastVersion ?? 0, session: id) {
+                completions.append(.done(done, .failure(error)))
+                return
+            }
+            for (i, r) in records.enumerated() {
+                Frame.append(kind: i == records.count - 1 ? .recordEnd : .recordMore, version: r.version, payload: r.bytes, to: &s.pending)
+            }
+            if let last = records.last { s.pendingLastVersion = last.version }
+            counters.appends += 1
+            counters.records += records.count
+            touch(s)
+            completions.append(.session(s, done))
+        }
+
         for index in ops.indices {
             // Moved out, not copied (a copy retains its id, records and completion, and releases
             // them again): what an append holds that it no longer needs goes as the op ends.
@@ -368,33 +402,10 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                 completions.append(.session(s, done))
 
             case .append(let id, let records, let done):
-                guard let s = appendTarget(id) else {
-                    // Sessions are held only under ids checked when they were created or read, so
-                    // `Journal.append` leaves the check to an append that finds none.
-                    let error: JournalError = FileNames.isValidSessionID(id) ? .unknownSession(id) : .invalidSessionID(id)
-                    completions.append(.done(done, .failure(error)))
-                    continue
-                }
-                if let reason = s.failure {
-                    completions.append(.done(done, .failure(.sessionFailed(id, reason: reason))))
-                    continue
-                }
-                // No record and no snapshot yet (a new session, or one whose first append was
-                // refused and undone): the meta record is version 0, so the first must be 1.
-                // Without the `?? 0` an append queued behind a refused first one was written
-                // after the gap, and the session never took an append again.
-                if let error = validate(records, after: s.pendingLastVersion ?? s.lastVersion ?? 0, session: id) {
-                    completions.append(.done(done, .failure(error)))
-                    continue
-                }
-                for (i, r) in records.enumerated() {
-                    Frame.append(kind: i == records.count - 1 ? .recordEnd : .recordMore, version: r.version, payload: r.bytes, to: &s.pending)
-                }
-                if let last = records.last { s.pendingLastVersion = last.version }
-                counters.appends += 1
-                counters.records += records.count
-                touch(s)
-                completions.append(.session(s, done))
+                add(id, records, done)
+
+            case .appendOne(let id, let record, let done):
+                add(id, CollectionOfOne(record), done)
 
             case .snapshot(let id, let version, let bytes):
                 if let s = sessions[id] { snapshots.append((s, version, bytes, nil)) } else { counters.snapshotFailures += 1 }
@@ -538,7 +549,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         return lastAppended
     }
 
-    private func validate(_ records: [(version: Int, bytes: [UInt8])], after last: Int, session: String) -> JournalError? {
+    private func validate<Records: Collection>(_ records: Records, after last: Int, session: String) -> JournalError?
+        where Records.Element == (version: Int, bytes: [UInt8]) {
         guard let first = records.first else { return nil }
         if records.contains(where: { $0.bytes.count > Frame.maxBody - 9 }) {
             return .io(operation: "append", path: FileNames.segment(session, 0), errno: EFBIG)

@@ -18,6 +18,8 @@ protocol SessionLog: Sendable {
     /// journal's thread, or (without a sync to wait for) on the committing loop inside its `commit(loop:)`.
     func append(sessionID: String, records: [(version: Int, bytes: [UInt8])], committer: Committer,
                 listener: any JournalAppendListener)
+    /// `append(sessionID:records:committer:listener:)` of one record, with no array around it.
+    func append(sessionID: String, record: (version: Int, bytes: [UInt8]), committer: Committer, listener: any JournalAppendListener)
     /// From an append's completion: calls `listener.groupCompleted()` on the same thread once the
     /// completions the log is running now (the journal's group) have all run. Elsewhere, at once.
     func afterCompletions(notify listener: any JournalAppendListener)
@@ -51,6 +53,9 @@ protocol SessionLog: Sendable {
 
 extension SessionLog {
     func afterCompletions(notify listener: any JournalAppendListener) { listener.groupCompleted() }
+    func append(sessionID: String, record: (version: Int, bytes: [UInt8]), committer: Committer, listener: any JournalAppendListener) {
+        append(sessionID: sessionID, records: [record], committer: committer, listener: listener)
+    }
     func flush() {}
     func load(sessionID: String) -> Result<RecoveredSession, any Error> { .failure(JournalError.unknownSession(sessionID)) }
     func park(sessionIDs: [String]) -> [ParkedSession?] { sessionIDs.map { _ in nil } }

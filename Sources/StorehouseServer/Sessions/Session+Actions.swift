@@ -190,14 +190,20 @@ extension Session {
             return after.run(self)
         }
         let appendEpoch = feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: false, weight: weight), into: &after).epoch
-        let journalRecords = changes.enumerated().map { index, change in
-            let isLast = index == changes.count - 1
-            return (version: change.version,
-                    bytes: RecordCoding.journalRecord(change.action, mark: isLast ? mark : nil, refusals: isLast ? carried.refusals : []))
-        }
         // Under the lock, as the append: the journal answers in this order (`appendCompleted`).
         appendsInFlight.append(consume pendingAppend, epoch: appendEpoch)
-        context.log.append(sessionID: id, records: journalRecords, committer: committer, listener: self)
+        if changes.count == 1 {
+            // The usual POST: one record, handed over with no array around it.
+            let record = RecordCoding.journalRecord(changes[0].action, mark: mark, refusals: carried.refusals)
+            context.log.append(sessionID: id, record: (changes[0].version, record), committer: committer, listener: self)
+        } else {
+            let journalRecords = changes.enumerated().map { index, change in
+                let isLast = index == changes.count - 1
+                return (version: change.version,
+                        bytes: RecordCoding.journalRecord(change.action, mark: isLast ? mark : nil, refusals: isLast ? carried.refusals : []))
+            }
+            context.log.append(sessionID: id, records: journalRecords, committer: committer, listener: self)
+        }
         lock.unlock()
     }
 
