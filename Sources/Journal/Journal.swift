@@ -128,7 +128,7 @@ public final class Journal: Sendable {
     }
 
     /// Queues an append (`done` is its completion).
-    private func submit(_ append: JournalWriter.Op, commitLater: Bool, done: JournalWriter.Done) {
+    private func submit(_ append: consuming JournalWriter.Op, commitLater: Bool, done: JournalWriter.Done) {
         // The id is checked by the writer, for an append it holds no session for (every session
         // it holds has a checked id): not once per append on the caller's thread.
         if !writer.submit(append, wake: !commitLater) {

@@ -151,11 +151,14 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     /// not woken for it: the caller promises to call `commit()` soon (an op queued behind a woken
     /// one still goes with that group).
     @discardableResult
-    func submit(_ op: Op, wake wakeWriter: Bool = true) -> Bool {
+    func submit(_ op: consuming Op, wake wakeWriter: Bool = true) -> Bool {
+        // Moved into the queue, not copied (a copy retains what the op holds, and the caller's
+        // releases it again), unless it is refused.
+        var op = Optional(op)
         let signal = queue.withLock { q -> Bool? in
             if q.closed { return nil }
-            if case .close = op { q.closed = true }
-            q.ops.append(op)
+            if case .close? = op { q.closed = true }
+            if let taken = op.take() { q.ops.append(taken) }
             if q.signaled || !wakeWriter { return false }
             q.signaled = true
             return true
