@@ -128,10 +128,13 @@ extension Session {
         // Without a key the decision is `admitsAtOnce`, and the POST is one feed (`.applied`).
         var after = Afterwards()
         var decided = Fed()
-        if submission.idempotency == nil, machine.admitsAtOnce(head: store.version) {
+        // Read before the machine is: an argument that calls into the store while `machine` is
+        // being read would make Swift copy the whole machine to call `admitsAtOnce` on the copy.
+        let head = store.version
+        if submission.idempotency == nil, machine.admitsAtOnce(head: head) {
             decided.proceeds = true
         } else {
-            decided = feedLocked(.submit(request, key: submission.idempotency.map { ($0.key, $0.bodyHash) }, head: store.version, now: context.now()),
+            decided = feedLocked(.submit(request, key: submission.idempotency.map { ($0.key, $0.bodyHash) }, head: head, now: context.now()),
                                  submitting: (request, reply), key: submission.idempotency?.key, into: &after)
         }
         guard decided.proceeds else {
