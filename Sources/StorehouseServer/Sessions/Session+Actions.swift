@@ -221,9 +221,8 @@ extension Session {
                                           idempotencyKey: mark?.key, answer: answer, effects: effects,
                                           source: records[0].source, at: lastActionAt, reply: reply, carriedRefusals: carried.keys)
         if inline {
-            // Durable as applied: the feed reads the append in place and answers it.
-            var pending: PendingAppend? = consume pendingAppend
-            feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: true, weight: weight), pending: &pending, into: &after)
+            // Durable as applied: the feed reads the append where it is and answers it.
+            feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: true, weight: weight), pending: consume pendingAppend, into: &after)
             lock.unlock()
             return after.run(self)
         }
@@ -283,9 +282,8 @@ extension Session {
         var succeeded = false
         if case .success = append.result { succeeded = true }
         let (request, versions, key) = (append.pending.request, append.pending.first...append.pending.last, append.pending.idempotencyKey)
-        var pending: PendingAppend? = append.pending
         let rolledBack = feedLocked(.appendAnswered(request, versions: versions, key: key, epoch: append.epoch, durable: succeeded, head: store.version),
-                                    pending: &pending, into: &after).rolledBack
+                                    pending: append.pending, into: &after).rolledBack
         if rolledBack, case .failure(let error) = append.result {
             after.add(.log("session \(id): journal refused versions \(versions.lowerBound)...\(versions.upperBound): \(error); rolled back to \(durableBefore)"))
         }
