@@ -216,8 +216,9 @@ extension Session {
         settleBudgetLocked()  // memory budget: the history and answers this write added
         let inline = context.log.completesInline
         let carried = inline || refusalsToJournal.isEmpty ? (keys: [], refusals: []) : refusalsToCarryLocked()
-        let pendingAppend = PendingAppend(request: request, first: first, last: last,
-                                          outputs: changes.flatMap { change in change.outputs.map { (change.version, $0) } },
+        // Most actions emit no output: their requests build no list of them.
+        let outputs = changes.contains { !$0.outputs.isEmpty } ? changes.flatMap { change in change.outputs.map { (change.version, $0) } } : []
+        let pendingAppend = PendingAppend(request: request, first: first, last: last, outputs: outputs,
                                           idempotencyKey: mark?.key, answer: answer, effects: effects,
                                           source: records[0].source, at: lastActionAt, reply: reply, carriedRefusals: carried.keys)
         if inline {
