@@ -224,9 +224,10 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     }
 
     private func headLocked() -> CachedHead {
-        // Compared in place: binding the head first would copy it (and its buffers' references).
-        if cachedState?.version == store.version, let cached = cachedState { return cached }
+        // The store's version is asked once (a call through its existential). Compared in place:
+        // binding the head first would copy it (and its buffers' references).
         let version = store.version
+        if cachedState?.version == version, let cached = cachedState { return cached }
         // The head before lends its buffers (`JSONAnswer.state`): the session lets go of it first.
         let expectedStateBytes = cachedState?.stateRange.count ?? 64
         var previous = cachedState.take()?.response
