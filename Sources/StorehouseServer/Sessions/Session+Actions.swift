@@ -128,6 +128,9 @@ extension Session {
         // Without a key the decision is `admitsAtOnce`, and the POST is one feed (`.applied`).
         var after = Afterwards()
         var decided = Fed()
+        // One reference to the store for this request's calls: each `self.store.…` retains and
+        // releases it around the call (which, as far as Swift knows, could replace it).
+        let store = self.store
         // Read before the machine is: an argument that calls into the store while `machine` is
         // being read would make Swift copy the whole machine to call `admitsAtOnce` on the copy.
         let head = store.version

@@ -224,8 +224,10 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     }
 
     private func headLocked() -> CachedHead {
-        // The store's version is asked once (a call through its existential). Compared in place:
-        // binding the head first would copy it (and its buffers' references).
+        // One reference to the store for both calls below (each `self.store.…` retains and
+        // releases it), and its version asked once. Compared in place: binding the head first
+        // would copy it (and its buffers' references).
+        let store = self.store
         let version = store.version
         if cachedState?.version == version, let cached = cachedState { return cached }
         // The head before lends its buffers (`JSONAnswer.state`): the session lets go of it first.
