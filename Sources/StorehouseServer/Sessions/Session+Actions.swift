@@ -184,8 +184,11 @@ extension Session {
             machine.ledger.insert(idem.key, .init(bodyHash: idem.bodyHash, firstVersion: first, lastVersion: last,
                                                   minimal: submission.minimal, createdAt: context.now(), response: answer, durable: false))
         }
-        settleBudgetLocked()  // memory budget: the history and answers this write added
         let inline = context.log.completesInline
+        // Memory budget: the history and answers this write added. In memory, once the feed has
+        // made the versions durable and cut the window to them (`publishLocked`), so the charge
+        // is what stays, not what the cut let go of until the next settlement.
+        if !inline { settleBudgetLocked() }
         let carried = inline || refusalsToJournal.isEmpty ? (keys: [], refusals: []) : refusalsToCarryLocked()
         // Most actions emit no output: their requests build no list of them.
         let outputs = changes.contains { !$0.outputs.isEmpty } ? changes.flatMap { change in change.outputs.map { (change.version, $0) } } : []
@@ -195,6 +198,7 @@ extension Session {
         if inline {
             // Durable as applied: the feed reads the append where it is and answers it.
             feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: true, weight: weight), pending: consume pendingAppend, into: &after)
+            settleBudgetLocked()
             lock.unlock()
             return after.run(self)
         }
