@@ -199,8 +199,7 @@ final class Router: HTTPHandler {
             exchange.send(misdirected)
             return nil
         }
-        let method = Self.method(of: exchange.request)
-        let endpoint = Endpoint(route: route, method: method)
+        let endpoint = Endpoint(route: route, methodIndex: exchange.methodIndex)
         if let endpoint, exchange.request.query != nil, let problem = Self.queryProblem(in: exchange.request, for: endpoint) {
             exchange.send(problem)
             return nil
@@ -238,7 +237,7 @@ final class Router: HTTPHandler {
         case nil:
             break
         }
-        switch (route, method) {
+        switch (route, Self.method(of: exchange.request)) {
         case (.other, "OPTIONS") where exchange.request.target == "*":
             // RFC 9110 §9.3.7: OPTIONS * asks about the server as a whole.
             exchange.send(CORS.optionsAnswer(for: exchange.request, allow: Endpoint.serverMethods))
