@@ -12,7 +12,23 @@
 /// }
 /// ```
 public protocol HTTPHandler: Sendable {
-    func handle(_ request: HTTPRequest, _ responder: HTTPResponder)
+    /// What answers a request: ``HTTPResponder`` itself, or a subclass that also holds what the
+    /// handler keeps per request (made by `responder(for:answering:)`).
+    associatedtype Responder: HTTPResponder = HTTPResponder
+
+    func handle(_ request: HTTPRequest, _ responder: Responder)
+
+    /// Makes the responder for `request` (a complete one, or a head offered to
+    /// `handleExpectation`), on the I/O thread, before `handle` gets both. It must not block, and
+    /// must pass `slot` to ``HTTPResponder/init(answering:)``. The default makes an
+    /// ``HTTPResponder``.
+    ///
+    /// ```swift
+    /// func responder(for request: HTTPRequest, answering slot: HTTPResponder.Slot) -> Tracked {
+    ///     Tracked(answering: slot)
+    /// }
+    /// ```
+    func responder(for request: HTTPRequest, answering slot: HTTPResponder.Slot) -> Responder
 
     /// The last step of each iteration of I/O thread `loop` (`0..<ioThreads`, as
     /// ``HTTPResponder/loopIndex`` names it), once it has handled every ready event and before it
@@ -52,7 +68,13 @@ public protocol HTTPHandler: Sendable {
     ///     return true
     /// }
     /// ```
-    func handleExpectation(_ head: HTTPRequest, _ responder: HTTPResponder) -> Bool
+    func handleExpectation(_ head: HTTPRequest, _ responder: Responder) -> Bool
+}
+
+extension HTTPHandler where Responder == HTTPResponder {
+    public func responder(for request: HTTPRequest, answering slot: HTTPResponder.Slot) -> HTTPResponder {
+        HTTPResponder(answering: slot)
+    }
 }
 
 extension HTTPHandler {
@@ -60,5 +82,5 @@ extension HTTPHandler {
 
     public func engineRefused(_ refused: RefusedRequest) -> HTTPHeaders { HTTPHeaders() }
 
-    public func handleExpectation(_ head: HTTPRequest, _ responder: HTTPResponder) -> Bool { false }
+    public func handleExpectation(_ head: HTTPRequest, _ responder: Responder) -> Bool { false }
 }

@@ -409,10 +409,11 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         }
         let framing = AnswerFraming(omitBody: head.method == "HEAD", keepAlive: false, http10: head.version == .http1_0)
         let sequence = c.state.dispatch(framing)
-        let responder = HTTPResponder(loop: self, connection: ConnectionRef(connection: c), sequence: sequence, framing: framing)
+        let slot = HTTPResponder.Slot(loop: self, connection: ConnectionRef(connection: c), sequence: sequence, framing: framing)
+        let (refused, responder) = core.offerHead(head, slot)
         // An answer delivered during the call (no longer awaiting) is a refusal whatever was
         // returned: a 100 Continue must not follow a final answer.
-        if core.handler.handleExpectation(head, responder) || !c.state.isAwaiting { return true }
+        if refused || !c.state.isAwaiting { return true }
         responder.withdraw()
         c.state.withdraw()
         return false
@@ -436,8 +437,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
                                     keepAlive: request.keepAlive && !c.state.facts.probeOnly,  // a probe beyond the limit gets one answer
                                     http10: request.version == .http1_0)
         let sequence = c.state.dispatch(framing)
-        let responder = HTTPResponder(loop: self, connection: ConnectionRef(connection: c), sequence: sequence, framing: framing)
-        core.handle(request, responder)
+        core.handle(request, HTTPResponder.Slot(loop: self, connection: ConnectionRef(connection: c), sequence: sequence, framing: framing))
     }
 
     // MARK: answering
