@@ -215,7 +215,7 @@ enum Recovery {
             // and no more of them than the kept states' budget holds (the session keeps no more).
             if end < records.count, point >= head - context.history - context.keepEvery {
                 // As the live session weighs them: the actions since the state before.
-                let weight = run.reduce(0) { $0 + Session.changeWeight($1.patch) }
+                let weight = run.reduce(0) { $0 + HistoryWindow.changeWeight($1.patch) }
                 keptAlong.append((point, store.sharedState(), weight))
                 keptWeight += weight
                 while keptWeight > context.keptStateBudget, keptAlong.count > 1 { keptWeight -= keptAlong.removeFirst().weight }
@@ -263,27 +263,11 @@ extension Session {
                  updatedAt: Int64, idempotency: IdempotencyCache, replayedEffects: [String: PendingEffect] = [:]) {
         lock.withLock {
             self.replayedEffects = replayedEffects
-            for change in changes { history.append(.init(version: change.version, record: change.action, patch: change.patch)) }
+            window.restore(changes, base: (baseVersion, baseState), keptAlong: keptAlong, head: store.version, headState: { store.sharedState() },
+                           byteLimit: historyByteLimitLocked, rebuild: { try? replay($0).sharedState() })
             var after = Afterwards()
             feedLocked(.recovered(version: store.version), into: &after)
             feedLocked(.wroteSnapshot(at: baseVersion), into: &after)
-            if !changes.isEmpty {
-                // The base the journal replayed from is what time travel replays from.
-                keptStates = KeptStates(byteBudget: context.keptStateBudget)
-                keptStates.add(version: baseVersion, state: baseState, weight: 0)
-                // Past the byte budget the window starts later than the base: keep the state there
-                // (a replay of the records before it), so every version after it can be rebuilt.
-                if let start = history.versionToDropThrough(toFit: historyByteLimitLocked), start > baseVersion, start < store.version,
-                   let plan = try? replayPlanLocked(to: start), let rebuilt = try? replay(plan) {
-                    keptStates.add(version: start, state: rebuilt.sharedState(), weight: 0)
-                }
-                // After the states above (adding a state drops the newer ones), in order.
-                let newest = keptStates.states.last?.version ?? baseVersion
-                for kept in keptAlong where kept.version > newest && kept.version < store.version {
-                    keptStates.add(version: kept.version, state: kept.state, weight: kept.weight)
-                }
-                keptStates.add(version: store.version, state: store.sharedState(), weight: 0)
-            }
             trimHistoryLocked()
             self.updatedAt = updatedAt
             machine.ledger = idempotency

@@ -12,12 +12,6 @@ struct ActionSubmission: Sendable {
     var minimal: Bool
 }
 
-/// Where a replay starts (a kept state) and the logged actions it applies.
-struct ReplayPlan {
-    let base: (version: Int, state: SharedState)
-    let entries: [ActionHistory.Entry]
-}
-
 /// What an applied request still owes once its actions are durable: publication, its
 /// answer, its effects, and the bookkeeping a refused request must not leave behind. A value:
 /// held by the feed that applied it in memory (no allocation), or by the journal's completion.
@@ -156,21 +150,16 @@ extension Session {
         var records = submission.records
         // Written only when it changes: a write would copy the submission's array.
         for index in records.indices where records[index].at < lastActionAt { records[index].at = lastActionAt }
-        let oldestKept = keptStates.states.first?.version
-        let aheadOfTheRing = statesAheadOfTheRingLocked(adding: records.count)
+        let aheadOfTheRing = window.statesAhead(adding: records.count, head: store.version, durable: durableVersion,
+                                                headState: { store.sharedState() }, rebuild: { try? replay($0).sharedState() })
         let changes: [Change]
-        // The states at `keepEvery` points inside a batch are kept by the store as it applies
-        // it (O(1) each), so a batch of k actions costs O(k × change) whatever the state's size.
-        var keptInside: ArraySlice<(version: Int, state: SharedState)>
+        let keptInside: [(version: Int, state: SharedState)]
         do {
             let applied = try store.apply(records, keepingEvery: context.keepEvery)
             changes = applied.changes
-            keptInside = applied.kept[...]
+            keptInside = applied.kept
         } catch {
             return refuseWhenDurableLocked(submission, reply, SessionProblems.refusal(error, batch: records.count > 1).response(), keep: true)
-        }
-        for state in aheadOfTheRing {
-            keptStates.insert(version: state.version, state: state.state, weight: changeBytesSinceKeptState, keepingBaseOf: durableVersion)
         }
         let effects = store.takePendingEffects()
         guard let first = changes.first?.version, let last = changes.last?.version else {
@@ -178,30 +167,9 @@ extension Session {
             return reply.send(Problem(422, "empty-batch", "a batch must hold at least one action").response(), from: self)
         }
         lastActionAt = records[records.count - 1].at
-        var weight = 0
-        for change in changes {
-            let entry = ActionHistory.Entry(version: change.version, record: change.action, patch: change.patch)
-            bytesSinceKeptState += entry.weight
-            weight += entry.weight
-            changeBytesSinceKeptState += Self.changeWeight(change.patch)
-            // Past `--history`, never a version the subscribers have not been sent yet.
-            history.append(entry, keepingAfter: min(durableVersion, publishedVersion))
-            if let kept = keptInside.first, kept.version == change.version {
-                keptStates.add(version: kept.version, state: kept.state, weight: changeBytesSinceKeptState, keepingBaseOf: durableVersion)
-                bytesSinceKeptState = 0
-                changeBytesSinceKeptState = 0
-                keptInside = keptInside.dropFirst()
-            }
-        }
+        let weight = window.record(changes, keptInside: keptInside, ahead: aheadOfTheRing, headState: { store.sharedState() },
+                                   durable: durableVersion, published: publishedVersion, byteLimit: historyByteLimitLocked)
         stateBytesEstimate.store(stateBytesEstimate.load(ordering: .relaxed) + weight, ordering: .relaxed)
-        keepStateIfDueLocked(from: first, to: last)
-        // The window is cut once these versions are durable (`publishLocked`): nothing past the
-        // durable version can go before. Except at once when a state kept here pushed the window's
-        // base out of the kept states' budget (until the cut, or for good if the journal refuses
-        // these actions, the log would list versions no kept state reaches), and when the actions
-        // in flight pass the byte budget (the durable ones before them go down to a kept state,
-        // so the history holds about the larger of the two, not their sum).
-        if keptStates.states.first?.version != oldestKept || history.bytes > historyByteLimitLocked { trimHistoryLocked() }
 
         let answer = submission.minimal ? minimalAnswer(changes) : fullAnswerLocked()
         var mark: RecordCoding.IdempotencyMark?
@@ -263,10 +231,7 @@ extension Session {
         for append in answered { anyDurable = settleLocked(append, into: &after) || anyDurable }
         // One snapshot at a time: the next is not even considered while one is being written.
         if anyDurable, !journalSnapshotWriting.load(ordering: .acquiring) {
-            // The window starts `--history` versions back, or later when large actions ended it sooner.
-            let windowStart = max(durableVersion - context.history, (history.firstVersion ?? durableVersion + 1) - 1)
-            let base = keptStates.nearest(atOrBefore: min(durableVersion, windowStart))?.version
-            feedLocked(.snapshotBase(base, droppedBytes: history.droppedBytes, byteLimit: historyByteLimitLocked,
+            feedLocked(.snapshotBase(window.snapshotBase(durable: durableVersion), droppedBytes: window.history.droppedBytes, byteLimit: historyByteLimitLocked,
                                      lastSnapshotBytes: journalSnapshotBytes.load(ordering: .relaxed)), into: &after)
         }
         lock.unlock()
@@ -324,100 +289,10 @@ extension Session {
         return JSONAnswer.state(version: entry.lastVersion, state: state)
     }
 
-    /// Every `keepEvery` versions the head state is kept, a starting point for time travel and
-    /// rollback; with large actions also every half `historyBytes`, so what a rollback must
-    /// replay (and `trimHistoryLocked` must keep) stays within the byte budget.
-    /// Keeping one is O(1): the kept state shares every unchanged entity with the head.
-    private func keepStateIfDueLocked(from first: Int, to last: Int) {
-        let dueByCount = last / context.keepEvery > (first - 1) / context.keepEvery
-        guard dueByCount || bytesSinceKeptState >= historyByteLimitLocked / 2 else { return }
-        keptStates.add(version: store.version, state: store.sharedState(), weight: changeBytesSinceKeptState, keepingBaseOf: durableVersion)
-        bytesSinceKeptState = 0
-        changeBytesSinceKeptState = 0
-    }
-
-    /// What one change adds to a kept state's weight: its patch (the values it put in the state)
-    /// and a few trie nodes the state no longer shares with the one kept before.
-    static func changeWeight(_ patch: [UInt8]) -> Int { 64 + patch.count }
-
-    /// Before `count` more actions go into the history ring, which then lets go of every version
-    /// up to `head + count - history`: a rollback to the durable version, and the replay that
-    /// keeps states inside a batch (from the head), must still find a kept state they can reach
-    /// forward from. When the one they would use is older than what stays, the state they start
-    /// from is computed now, while it can still be rebuilt, and kept once the actions are applied
-    /// (a refused request keeps nothing: its states would push older ones out of the budget with
-    /// the ring not moving). Only a batch large next to `--history` ever needs this.
-    private func statesAheadOfTheRingLocked(adding count: Int) -> [(version: Int, state: SharedState)] {
-        let kept = store.version + count - context.history  // the ring keeps versions after this
-        // The usual case, in O(1): the newest kept state is at or before the durable version (so
-        // at or before the head) and stays in reach, so both rebuilds below would start from it.
-        if let newest = keptStates.states.last?.version, newest <= durableVersion, newest >= kept { return [] }
-        func reachable(from version: Int, alsoFrom added: Int?) -> Bool {
-            var nearest = keptStates.nearest(atOrBefore: version)?.version
-            if let added, added <= version, added > nearest ?? .min { nearest = added }
-            guard let base = nearest else { return false }
-            return base == version || base >= kept
-        }
-        var states: [(version: Int, state: SharedState)] = []
-        if !reachable(from: durableVersion, alsoFrom: nil) {
-            let state = durableVersion == store.version ? store.sharedState() : try? rebuiltStore(at: durableVersion).sharedState()
-            if let state { states.append((durableVersion, state)) }
-        }
-        if !reachable(from: store.version, alsoFrom: states.first?.version) {
-            states.append((store.version, store.sharedState()))
-        }
-        return states
-    }
-
-    /// Ends the history window where it has to end: by bytes, then at a kept state
-    /// (`alignHistoryLocked`); then lets go of the kept states older than the window needs. Called
-    /// whenever the window's end can move: a version made durable or published, and recovery.
-    ///
-    /// Past `historyBytes` the oldest actions leave the window. The cut moves up to a kept state,
-    /// so every version left can still be rebuilt (`?version=`, replayed answers), and never past
-    /// the kept state a rollback to the last durable version starts from, nor past a version the
-    /// subscribers have not been sent yet (a fan-out waiting on its queue).
+    /// Ends the history window where it has to end (`HistoryWindow.trim`), as of the durable and
+    /// published versions: whenever they move, and recovery.
     func trimHistoryLocked() {
-        // The usual case, in O(1) (it runs on every publication): the window fits its bytes and
-        // starts just after the oldest kept state, and the next kept state is not yet before the
-        // window's start. Then nothing leaves: `versionToDropThrough` has nothing to drop, neither
-        // branch of `alignHistoryLocked` applies, and no kept state is older than the window needs.
-        if let first = history.firstVersion, keptStates.states.first?.version == first - 1, history.bytes <= historyByteLimitLocked {
-            let windowStart = min(durableVersion, publishedVersion) - context.history
-            if keptStates.states.count < 2 || keptStates.states[1].version > windowStart { return }
-        }
-        defer {
-            alignHistoryLocked()
-            if let oldest = history.firstVersion { keptStates.trim(keeping: oldest - 1) }
-        }
-        guard let needed = history.versionToDropThrough(toFit: historyByteLimitLocked) else { return }
-        let keep = min(durableVersion, publishedVersion)
-        let floor = keptStates.nearest(atOrBefore: keep)?.version ?? keep
-        let aligned = keptStates.states.first { $0.version >= needed }?.version ?? needed
-        history.drop(through: min(aligned, floor))
-    }
-
-    /// Lets the versions before the `--history` window leave the ring only through a kept state:
-    /// the ring then starts just after one, so every version the action log and resume offer can
-    /// also be read with `?version=`, which replays from a kept state. Letting them go one at a
-    /// time left up to a keep interval at the window's start that the log listed and `?version=`
-    /// answered 404. The ring holds `--history` to `--history` + `keepEvery` durable, published
-    /// versions, and those not yet durable or published besides.
-    ///
-    /// With large states the kept states' budget lets the oldest go, and none may reach back to
-    /// the window's start; the ring is then cut at the oldest kept state it still reaches from,
-    /// as the 64 MiB trim of large actions cuts it: the window ends sooner, and the log still
-    /// lists nothing `?version=` cannot read. Never past what a rollback or a publication needs.
-    private func alignHistoryLocked() {
-        guard let first = history.firstVersion else { return }
-        let floor = min(durableVersion, publishedVersion)
-        let windowStart = floor - context.history
-        if first <= windowStart, let base = keptStates.nearest(atOrBefore: windowStart)?.version, base >= first {
-            history.drop(through: base)
-        } else if let base = keptStates.states.first(where: { $0.version >= first - 1 })?.version, base >= first, base <= floor {
-            // The versions before `base` cannot be rebuilt: no kept state reaches them.
-            history.drop(through: base)
-        }
+        window.trim(durable: durableVersion, published: publishedVersion, byteLimit: historyByteLimitLocked)
     }
 
     /// Hands the journal a snapshot of the kept state at `version` (the machine's `.writeSnapshot`):
@@ -425,7 +300,7 @@ extension Session {
     /// from the kept state (immutable, shared with the head), so neither this session nor the
     /// journal's thread waits for a large state's bytes.
     func writeSnapshotLocked(at version: Int) {
-        guard let base = keptStates.nearest(atOrBefore: version), base.version == version else { return }
+        guard let base = window.keptStates.nearest(atOrBefore: version), base.version == version else { return }
         let (log, id, state, updatedAt, idempotency, budget) = (context.log, id, base.state, updatedAt, machine.ledger, context.memoryBudget)
         // Room for the last snapshot's size and an eighth more: one allocation, not a chain of
         // doublings whose freed halves malloc keeps.
@@ -453,12 +328,7 @@ extension Session {
             ServerLog.error("session \(id): cannot rebuild version \(version): \(error); keeping the head")
             return false
         }
-        history.truncate(after: version)
-        keptStates.drop(after: version)
-        let newestKept = keptStates.nearest(atOrBefore: version)?.version ?? version
-        let since = newestKept < version ? history.entries((newestKept + 1)...version) : []
-        bytesSinceKeptState = since.reduce(0) { $0 + $1.weight }
-        changeBytesSinceKeptState = since.reduce(0) { $0 + Self.changeWeight($1.patch) }
+        window.rollBack(to: version)
         cachedState = nil
         cachedSnapshot = nil
         return true
@@ -472,10 +342,11 @@ extension Session {
 
     /// The kept state to start from and the history entries that lead from it to `version`.
     func replayPlanLocked(to version: Int) throws(Problem) -> ReplayPlan {
-        guard let base = keptStates.nearest(atOrBefore: version) else { throw SessionProblems.versionGone(version, oldest: oldestVersionLocked) }
-        let entries = base.version < version ? history.entries((base.version + 1)...version) : []
-        guard entries.count == version - base.version else { throw SessionProblems.versionGone(version, oldest: oldestVersionLocked) }
-        return ReplayPlan(base: (base.version, base.state), entries: entries)
+        do {
+            return try window.replayPlan(to: version, head: store.version)
+        } catch {
+            throw SessionProblems.versionGone(error.version, oldest: error.oldest)
+        }
     }
 
     /// A fresh store from a plan. Needs no lock: it touches only the plan and the kind.
@@ -495,70 +366,6 @@ extension Session {
         return try rebuiltStore(at: version).encodeState()
     }
 
-    /// The oldest version from which every newer one can still be rebuilt: the first kept state
-    /// the history reaches forward from (an older kept state may lack the actions just after it).
-    var oldestVersionLocked: Int {
-        let reach = (history.firstVersion ?? store.version + 1) - 1
-        return keptStates.states.first { $0.version >= reach }?.version ?? store.version
-    }
-
-    /// An effect starts or feeds an action back: counted for the shutdown's wait and for
-    /// hibernation, which leaves a session with one running in memory.
-    private func effectBegins() {
-        context.gauges.effects.enter()
-        effectsRunning.add(1, ordering: .relaxed)
-    }
-
-    private func effectEnds() {
-        effectsRunning.subtract(1, ordering: .relaxed)
-        context.gauges.effects.leave()
-    }
-
-    /// Runs effects on the cooperative pool; what they send comes back through `submit` as source `effect`.
-    func start(_ effects: [PendingEffect]) {
-        for effect in effects {
-            effectBegins()
-            // The effect holds the session until it finishes; a deleted session refuses what it sends.
-            Task { [self] in
-                await effect.run { type, payload in self.receiveFromEffect(EffectAction(type: type, payload: payload)) }
-                effectEnds()
-            }
-        }
-    }
-
-    /// Feeds an effect's action back; its answer comes to `effectAnswered`.
-    private func receiveFromEffect(_ action: EffectAction) {
-        let record = ActionRecord(type: action.type, payload: action.payload, meta: nil, at: context.now(), source: .effect)
-        effectBegins()
-        submit(ActionSubmission(records: [record], ifMatch: nil, idempotency: nil, minimal: true), replyTo: .effect(action))
-    }
-
-    /// The answer to an action an effect fed back: done, retried later, or dropped, as
-    /// `EffectRetry` (SessionCore) rules; the host only maps the answer and runs the step.
-    func effectAnswered(_ action: EffectAction, _ response: HTTPResponse) {
-        defer { effectEnds() }
-        let answer: EffectRetry.Answer = switch response.status {
-        case ..<400: .applied
-        case 404: .gone
-        case 503: .unavailable
-        default: .refused
-        }
-        switch Self.effectRetry.next(after: answer, attempt: action.attempt) {
-        case .done:
-            return
-        case .drop:
-            ServerLog.error("session \(id): effect action \(action.type) answered \(response.status); dropped")
-        case .retry(let delay):
-            effectBegins()
-            let retry = EffectAction(type: action.type, payload: action.payload, attempt: action.attempt + 1)
-            Task { [self] in
-                try? await Task.sleep(for: delay)
-                receiveFromEffect(retry)
-                effectEnds()
-            }
-        }
-    }
-
-    /// 12 retries from 25 ms, doubling up to 2 s: about 13 s in all.
-    static let effectRetry = EffectRetry()
+    /// The oldest version from which every newer one can still be rebuilt (`HistoryWindow.oldestVersion`).
+    var oldestVersionLocked: Int { window.oldestVersion(head: store.version) }
 }

@@ -20,7 +20,7 @@ extension Session {
         if countingSubscribers {
             budgetSubscriberBytes = subscribers.values.reduce(0) { $0 + $1.stream.pendingBytes }
         }
-        return MemoryBudget.sessionOverhead + stateBytesLocked + history.bytes + keptStates.bytes + machine.ledger.answerBytes
+        return MemoryBudget.sessionOverhead + stateBytesLocked + window.history.bytes + window.keptStates.bytes + machine.ledger.answerBytes
             + (cachedState?.response.body.count ?? 0) + budgetSubscriberBytes
     }
 

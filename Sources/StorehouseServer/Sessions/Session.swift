@@ -37,8 +37,14 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     private let verifiedToken = Atomic<UnsafeMutableRawPointer?>(nil)
     var store: any AnyStore
     var updatedAt: Int64
-    var history: ActionHistory
-    var keptStates: KeptStates
+    /// The history ring, the kept states and where the window ends (`SessionCore.HistoryWindow`).
+    var window: HistoryWindow
+    /// The window's ring and kept states, as the reads, the event streams and the tests see them.
+    var history: ActionHistory { window.history }
+    var keptStates: KeptStates {
+        get { window.keptStates }
+        set { window.keptStates = newValue }
+    }
     /// The request lifecycle: durable and published versions, appends in flight, the
     /// Idempotency-Keys, the reads waiting for a durable head, what each event stream was sent
     /// and when, and when the journal gets a snapshot (`SessionCore.SessionMachine`).
@@ -111,11 +117,6 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// True from the moment a journal snapshot is taken until the snapshot thread has handed it
     /// to the log: no second one is taken meanwhile.
     let journalSnapshotWriting = Atomic<Bool>(false)
-    /// The weight of the actions applied since the newest kept state (see `keepStateIfDueLocked`).
-    var bytesSinceKeptState = 0
-    /// The weight of the changes since the newest kept state (`changeWeight`): roughly what a
-    /// state kept now holds that the one before it does not, its weight in `keptStates`.
-    var changeBytesSinceKeptState = 0
     /// The session's requests moved off the event loop, in order; while it holds any, the
     /// session's next requests queue behind them (`Router.handleAdmitted`, `submit`).
     let lane = OffLoopLane()
@@ -150,12 +151,10 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         self.store = store
         self.context = context
         updatedAt = createdAt
-        // A keep interval more than `--history`: the ring lets go only through a kept state (`alignHistoryLocked`).
-        history = ActionHistory(capacity: context.history + context.keepEvery)
-        keptStates = KeptStates(byteBudget: context.keptStateBudget)
+        window = HistoryWindow(length: context.history, keepEvery: context.keepEvery, keptStateBudget: context.keptStateBudget,
+                               version: store.version, state: store.sharedState())
         machine = SessionMachine(version: store.version, ledger: IdempotencyCache(answerBudget: context.idempotencyAnswerBudget),
                                  snapshots: SnapshotSchedule(every: context.snapshotEvery, bytes: context.snapshotBytes))
-        keptStates.add(version: store.version, state: store.sharedState(), weight: 0)
     }
 
     deinit {
