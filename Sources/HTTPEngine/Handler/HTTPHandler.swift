@@ -19,16 +19,16 @@ public protocol HTTPHandler: Sendable {
     func handle(_ request: HTTPRequest, _ responder: Responder)
 
     /// Makes the responder for `request` (a complete one, or a head offered to
-    /// `handleExpectation`), on the I/O thread, before `handle` gets both. It must not block, and
-    /// must pass `slot` to ``HTTPResponder/init(answering:)``. The default makes an
-    /// ``HTTPResponder``.
+    /// `handleExpectation`), on the I/O thread, before `handle` gets both (the request as the
+    /// responder's `request`). It must not block, and must pass both on to
+    /// ``HTTPResponder/init(request:answering:)``. The default makes an ``HTTPResponder``.
     ///
     /// ```swift
-    /// func responder(for request: HTTPRequest, answering slot: HTTPResponder.Slot) -> Tracked {
-    ///     Tracked(answering: slot)
+    /// func responder(for request: consuming HTTPRequest, answering slot: HTTPResponder.Slot) -> Tracked {
+    ///     Tracked(request: request, answering: slot)
     /// }
     /// ```
-    func responder(for request: HTTPRequest, answering slot: HTTPResponder.Slot) -> Responder
+    func responder(for request: consuming HTTPRequest, answering slot: HTTPResponder.Slot) -> Responder
 
     /// The last step of each iteration of I/O thread `loop` (`0..<ioThreads`, as
     /// ``HTTPResponder/loopIndex`` names it), once it has handled every ready event and before it
@@ -72,8 +72,8 @@ public protocol HTTPHandler: Sendable {
 }
 
 extension HTTPHandler where Responder == HTTPResponder {
-    public func responder(for request: HTTPRequest, answering slot: HTTPResponder.Slot) -> HTTPResponder {
-        HTTPResponder(answering: slot)
+    public func responder(for request: consuming HTTPRequest, answering slot: HTTPResponder.Slot) -> HTTPResponder {
+        HTTPResponder(request: request, answering: slot)
     }
 }
 

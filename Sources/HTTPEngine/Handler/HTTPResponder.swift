@@ -27,6 +27,10 @@ open class HTTPResponder: @unchecked Sendable {
         let framing: AnswerFraming
     }
 
+    /// The request this answers (the head alone for one offered to `handleExpectation`). The
+    /// engine moves it in, and `handle` reads it here: a handler's responder keeps the request
+    /// without a copy of it (three reference counts, and as many releases).
+    public let request: HTTPRequest
     let loop: EventLoop
     let connection: ConnectionRef
     let sequence: UInt64
@@ -35,8 +39,10 @@ open class HTTPResponder: @unchecked Sendable {
     let framing: AnswerFraming
     private let answered = Atomic<Bool>(false)
 
-    /// A responder that answers at `slot`: one per slot, as the engine hands each out once.
-    public init(answering slot: Slot) {
+    /// A responder for `request` that answers at `slot`: one per slot, as the engine hands each
+    /// out once.
+    public init(request: consuming HTTPRequest, answering slot: Slot) {
+        self.request = request
         self.loop = slot.loop
         self.connection = slot.connection
         self.sequence = slot.sequence

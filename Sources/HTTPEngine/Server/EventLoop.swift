@@ -382,7 +382,8 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         while canProcess(c) {
             let (n, event) = c.parser.parse(UnsafeBufferPointer(rebasing: buffer[pos...]))
             pos += n
-            switch event {
+            // Consumed, so the request moves on to its responder rather than being copied there.
+            switch consume event {
             case .needMore:
                 return pos
             case .expectContinue:
@@ -431,7 +432,7 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         }
     }
 
-    private func dispatch(_ c: Connection, _ request: HTTPRequest) {
+    private func dispatch(_ c: Connection, _ request: consuming HTTPRequest) {
         if c.state.facts.probeOnly && !core.configuration.probePaths.contains(request.path) { return refuseBeyondLimit(c) }
         let framing = AnswerFraming(omitBody: request.method == "HEAD",
                                     keepAlive: request.keepAlive && !c.state.facts.probeOnly,  // a probe beyond the limit gets one answer

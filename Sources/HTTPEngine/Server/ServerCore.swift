@@ -7,10 +7,10 @@ final class ServerCore: Sendable {
     /// `handler.responder(for:answering:)` then `handler.handle`, opened once: called through the
     /// existential, every request copied it (a retain and a release of the handler's box) before
     /// the call, and the handler's own `Responder` type is known only inside.
-    let handle: @Sendable (HTTPRequest, HTTPResponder.Slot) -> Void
+    let handle: @Sendable (consuming HTTPRequest, HTTPResponder.Slot) -> Void
     /// `handler.handleExpectation` with a responder made the same way: whether it refused the
     /// request, and the responder (withdrawn by the loop when it did not answer).
-    let offerHead: @Sendable (HTTPRequest, HTTPResponder.Slot) -> (refused: Bool, responder: HTTPResponder)
+    let offerHead: @Sendable (consuming HTTPRequest, HTTPResponder.Slot) -> (refused: Bool, responder: HTTPResponder)
     let limits: HTTPParserLimits
     let timeouts: ConnectionTimer.Timeouts
     /// `HTTPServerConfiguration.yieldAfterBusy` in microseconds; nil: never yield.
@@ -44,11 +44,16 @@ final class ServerCore: Sendable {
     }
 
     private static func opened<H: HTTPHandler>(_ handler: H)
-        -> (@Sendable (HTTPRequest, HTTPResponder.Slot) -> Void, @Sendable (HTTPRequest, HTTPResponder.Slot) -> (refused: Bool, responder: HTTPResponder)) {
-        ({ request, slot in handler.handle(request, handler.responder(for: request, answering: slot)) },
-         { head, slot in
+        -> (@Sendable (consuming HTTPRequest, HTTPResponder.Slot) -> Void,
+            @Sendable (consuming HTTPRequest, HTTPResponder.Slot) -> (refused: Bool, responder: HTTPResponder)) {
+        // The request moves into its responder, and is read from there.
+        ({ (request: consuming HTTPRequest, slot) in
+             let responder = handler.responder(for: request, answering: slot)
+             handler.handle(responder.request, responder)
+         },
+         { (head: consuming HTTPRequest, slot) in
              let responder = handler.responder(for: head, answering: slot)
-             return (handler.handleExpectation(head, responder), responder)
+             return (handler.handleExpectation(responder.request, responder), responder)
          })
     }
 }

@@ -9,7 +9,6 @@ import HTTPEngine
 /// both, not two.
 // @unchecked as its superclass: every stored property is a `let` of a Sendable type.
 final class Exchange: HTTPResponder, @unchecked Sendable {
-    let request: HTTPRequest
     let route: Metrics.Route
     /// The request's method as `Metrics.methodIndex` numbers it, read once for the route table
     /// (`Endpoint(route:methodIndex:)`) and the metrics: no method string is compared again.
@@ -28,9 +27,8 @@ final class Exchange: HTTPResponder, @unchecked Sendable {
     /// The session id the path names, packed, when it is well-formed: what the registry looks up.
     let key: PackedSessionID?
 
-    init(request: HTTPRequest, answering slot: Slot, route: Metrics.Route, started: UInt64, now: Int64, router: Router,
+    init(request: consuming HTTPRequest, answering slot: Slot, route: Metrics.Route, started: UInt64, now: Int64, router: Router,
          nameRange: Range<Int>, key: PackedSessionID?) {
-        self.request = request
         self.route = route
         self.methodIndex = Metrics.methodIndex(request.method)
         self.started = started
@@ -38,7 +36,7 @@ final class Exchange: HTTPResponder, @unchecked Sendable {
         self.router = router
         self.nameRange = nameRange
         self.key = key
-        super.init(answering: slot)
+        super.init(request: request, answering: slot)
     }
 
     /// The path's second segment as a string, made when asked: a request for a resident session

@@ -67,7 +67,7 @@ final class Router: HTTPHandler {
     }
 
     /// Every request's responder is its `Exchange`, routed as it is made.
-    func responder(for request: HTTPRequest, answering slot: HTTPResponder.Slot) -> Exchange {
+    func responder(for request: consuming HTTPRequest, answering slot: HTTPResponder.Slot) -> Exchange {
         makeExchange(for: request, slot)
     }
 
@@ -169,7 +169,7 @@ final class Router: HTTPHandler {
         case hibernatedSession
     }
 
-    private func makeExchange(for request: HTTPRequest, _ slot: HTTPResponder.Slot) -> Exchange {
+    private func makeExchange(for request: consuming HTTPRequest, _ slot: HTTPResponder.Slot) -> Exchange {
         // The route is read off the path's bytes, and a session's id packed from them: no string
         // is made for it (`Exchange.name` makes one when a rarer path needs it).
         let (route, second, key) = request.withPathBytes { path -> (Metrics.Route, Range<Int>, PackedSessionID?) in
