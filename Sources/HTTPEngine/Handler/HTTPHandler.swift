@@ -18,6 +18,12 @@ public protocol HTTPHandler: Sendable {
 
     func handle(_ request: HTTPRequest, _ responder: Responder)
 
+    /// What the engine calls for every complete request, with the responder that keeps it
+    /// (`responder.request`). The default calls `handle(responder.request, responder)`; a handler
+    /// whose own responder holds all it reads implements this, and spares the request's copy
+    /// that reading it out of the responder makes (a retain and release of its buffers).
+    func handle(_ responder: Responder)
+
     /// Makes the responder for `request` (a complete one, or a head offered to
     /// `handleExpectation`), on the I/O thread, before `handle` gets both (the request as the
     /// responder's `request`). It must not block, and must pass both on to
@@ -78,6 +84,8 @@ extension HTTPHandler where Responder == HTTPResponder {
 }
 
 extension HTTPHandler {
+    public func handle(_ responder: Responder) { handle(responder.request, responder) }
+
     public func eventLoopWillWait(loop: Int) {}
 
     public func engineRefused(_ refused: RefusedRequest) -> HTTPHeaders { HTTPHeaders() }

@@ -48,8 +48,7 @@ final class ServerCore: Sendable {
             @Sendable (consuming HTTPRequest, HTTPResponder.Slot) -> (refused: Bool, responder: HTTPResponder)) {
         // The request moves into its responder, and is read from there.
         ({ (request: consuming HTTPRequest, slot) in
-             let responder = handler.responder(for: request, answering: slot)
-             handler.handle(responder.request, responder)
+             handler.handle(handler.responder(for: request, answering: slot))
          },
          { (head: consuming HTTPRequest, slot) in
              let responder = handler.responder(for: head, answering: slot)

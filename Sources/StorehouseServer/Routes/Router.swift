@@ -71,7 +71,10 @@ final class Router: HTTPHandler {
         makeExchange(for: request, slot)
     }
 
-    func handle(_ request: HTTPRequest, _ exchange: Exchange) {
+    func handle(_ request: HTTPRequest, _ exchange: Exchange) { handle(exchange) }
+
+    /// The engine's way in: the exchange holds the request (`HTTPResponder.request`).
+    func handle(_ exchange: Exchange) {
         if Self.namesSession(exchange.route), let key = exchange.key, registry.isHibernated(key) {
             // Loading reads the disk: the request is handled off the event loop, whose other
             // connections go on, and loads the session there once its token is proved (an append
