@@ -275,4 +275,20 @@ final class HistoryWindowTests: XCTestCase {
             XCTAssertEqual(try live.replay(window.replayPlan(to: version, head: 60)).stateValue()["n"], .int(version), "version \(version)")
         }
     }
+
+    /// A stream resumes after a version when every change after it through the durable version
+    /// is still listed; never after a version no client was shown (past the durable one).
+    func testAStreamResumesOnlyAfterAVersionWhoseChangesAreAllListed() throws {
+        let host = try TestWindow(history: 20, keepEvery: 5)
+        XCTAssertTrue(host.window.canResume(after: 0, durable: 0), "nothing to send")
+        XCTAssertFalse(host.window.canResume(after: 1, durable: 0))
+        for _ in 1...60 { try host.submit(1) }
+        try host.submit(3, durable: false)
+        XCTAssertEqual(host.listed, 40...60)
+        XCTAssertTrue(host.window.canResume(after: 40, durable: 60), "41...60 listed")
+        XCTAssertFalse(host.window.canResume(after: 39, durable: 60), "40 left the ring")
+        XCTAssertTrue(host.window.canResume(after: 60, durable: 60))
+        XCTAssertFalse(host.window.canResume(after: 61, durable: 60), "applied, not durable: never shown")
+        XCTAssertFalse(host.window.canResume(after: -1, durable: 60))
+    }
 }

@@ -35,4 +35,14 @@ extension HistoryWindow {
         let windowStart = max(durable - length, (history.firstVersion ?? durable + 1) - 1)
         return keptStates.nearest(atOrBefore: min(durable, windowStart))?.version
     }
+
+    /// Whether a stream can resume after `version` (SSE `Last-Event-ID`): every change after it
+    /// through the `durable` version, the newest a client is shown, is still in the ring. A
+    /// version past the durable one is as unknown as one past the head.
+    public func canResume(after version: Int, durable: Int) -> Bool {
+        guard version >= 0, version <= durable else { return false }
+        if version == durable { return true }
+        guard let first = history.firstVersion else { return false }
+        return first <= version + 1
+    }
 }
