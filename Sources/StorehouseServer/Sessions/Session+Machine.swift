@@ -105,12 +105,7 @@ extension Session {
             case .madeDurable(_, let version):
                 // The append's fields are read in place (`pending?.…` of an `inout`): binding it would copy them all.
                 guard let at = pending?.at, let outputs = pending?.outputs else { break }
-                if let carriedRefusals = pending?.carriedRefusals, !carriedRefusals.isEmpty {
-                    // A set: with the cache's 1,000 refusals pending, a list's `contains` made this a
-                    // million comparisons under the session's lock.
-                    let carried = Set(carriedRefusals)
-                    refusalsToJournal.removeAll(where: carried.contains)
-                }
+                if let carried = pending?.carriedRefusals, !carried.isEmpty { refusalsToJournal.carrierDurable(carried) }
                 publishLocked(through: version, outputs: outputs, into: &after)
                 updatedAt = max(updatedAt, at)
                 lifetime.touch(at)  // an applied action, an effect's included, restarts the idle clock
