@@ -96,4 +96,27 @@ final class RefusalsToJournalTests: XCTestCase {
                                   waiters: [9]))
         XCTAssertEqual(refusals.decidedOnDurableHead("ok", in: &ledger), [], "a success's repeats wait for its own append")
     }
+
+    /// Recovery reads back each record's carried refusals before its mark, in journal order: a
+    /// refusal two records carried (the first not durable when the second was made) is one entry
+    /// in its first place, as the ledger held it live; a key kept again later (after it expired)
+    /// moves to the back, as live.
+    func testRecoveryKeepsARefusalCarriedTwiceInItsFirstPlace() {
+        func refusal(at time: Int64) -> Ledger.Entry {
+            .init(bodyHash: [1], firstVersion: 1, lastVersion: 1, minimal: false, createdAt: time, response: refused, durable: true, refusal: true)
+        }
+        func mark(_ version: Int) -> Ledger.Entry {
+            .init(bodyHash: [2], firstVersion: version, lastVersion: version, minimal: false, createdAt: 0, response: nil, durable: true)
+        }
+        var ledger = Ledger()
+        for (key, entry) in [("r", refusal(at: 0)), ("s2", mark(2)), ("r", refusal(at: 0)), ("s3", mark(3))] {
+            RefusalsToJournal.recover(key, entry, into: &ledger)
+        }
+        XCTAssertEqual(ledger.entriesInOrder.map(\.key), ["r", "s2", "s3"])
+        RefusalsToJournal.recover("r", refusal(at: 100), into: &ledger)
+        XCTAssertEqual(ledger.entriesInOrder.map(\.key), ["s2", "s3", "r"], "kept again: a new entry")
+        XCTAssertEqual(ledger.entries["r"]?.createdAt, 100)
+        RefusalsToJournal.recover("s2", mark(2), into: &ledger)
+        XCTAssertEqual(ledger.entriesInOrder.map(\.key), ["s3", "r", "s2"], "a success's mark is inserted as read")
+    }
 }

@@ -72,4 +72,15 @@ public struct RefusalsToJournal: Sendable {
         ledger.update(key) { $0.durable = true; $0.waiters = [] }
         return entry.waiters
     }
+
+    /// Recovery's side: puts an entry read back from the journal (a record's mark or a refusal it
+    /// carried, a snapshot's) into `ledger`, in the order they were set live (the ledger evicts
+    /// by it). A refusal several records carried (each until one was durable), or a snapshot and
+    /// a record, is one entry: it keeps its first place.
+    public static func recover<Answer, Waiter>(_ key: String, _ entry: IdempotencyLedger<Answer, Waiter>.Entry,
+                                               into ledger: inout IdempotencyLedger<Answer, Waiter>) {
+        if entry.refusal, let kept = ledger.entries[key], kept.refusal, kept.firstVersion == entry.firstVersion,
+           kept.createdAt == entry.createdAt { return }
+        ledger.insert(key, entry)
+    }
 }

@@ -182,8 +182,7 @@ enum Recovery {
         var records: [ActionRecord] = imported
         if !journaled.isEmpty { records.reserveCapacity(imported.count + journaled.count) }
         // The keys the records set, in the order they were set live (the cache evicts by it): the
-        // refusals a record carries were kept before its request's mark. A refusal two appends in
-        // flight both carried, or a snapshot and a record, is the same entry: it keeps its first place.
+        // refusals a record carries were kept before its request's mark (`RefusalsToJournal.recover`).
         var keys: [(key: String, entry: IdempotencyCache.Entry)] = []
         for (offset, record) in journaled.enumerated() {
             guard record.version == version + imported.count + offset + 1 else {
@@ -207,11 +206,7 @@ enum Recovery {
             return changes
         }
         if let last = records.last { updatedAt = max(updatedAt, last.at) }
-        for (key, entry) in keys {
-            if entry.refusal, let kept = idempotency.entries[key], kept.refusal,
-               kept.firstVersion == entry.firstVersion, kept.createdAt == entry.createdAt { continue }
-            idempotency.insert(key, entry)
-        }
+        for (key, entry) in keys { RefusalsToJournal.recover(key, entry, into: &idempotency) }
         let session = Session(id: meta.id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context,
                               forkedFrom: meta.forkedFrom, ttlSeconds: meta.ttlSeconds)
         // The clock goes on from the last action or the last request before the restart, whichever
