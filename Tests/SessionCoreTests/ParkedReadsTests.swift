@@ -5,7 +5,7 @@ import XCTest
 final class ParkedReadsTests: XCTestCase {
     func testADurableVersionReleasesThePrefixUpToIt() {
         var reads = ParkedReads<String>()
-        let now = ContinuousClock.now
+        let now = MonotonicInstant.now
         reads.park("a", version: 1, at: now)
         reads.park("b", version: 2, at: now)
         reads.park("c", version: 4, at: now)
@@ -19,7 +19,7 @@ final class ParkedReadsTests: XCTestCase {
     /// A read expires past the deadline; a refusal, parked without a time, waits on.
     func testOnlyReadsParkedWithATimeExpire() {
         var reads = ParkedReads<String>()
-        let start = ContinuousClock.now
+        let start = MonotonicInstant.now
         reads.park("refusal", version: 1, at: nil)
         reads.park("early", version: 1, at: start)
         reads.park("late", version: 2, at: start + .milliseconds(500))

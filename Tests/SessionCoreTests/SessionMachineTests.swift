@@ -4,7 +4,7 @@ import XCTest
 /// The request lifecycle without sockets, journal or threads: every command and every change of
 /// state, event by event.
 final class SessionMachineTests: XCTestCase {
-    let later = ContinuousClock.now
+    let later = MonotonicInstant.now
 
     /// A POST under `--fsync always`: applied, appended, answered once durable.
     func testAPostIsAnsweredOnceItsAppendIsDurable() {
@@ -126,7 +126,7 @@ final class SessionMachineTests: XCTestCase {
     /// A read of a head not durable yet waits for it; past the deadline it is answered 503.
     func testParkedReadsWaitForTheirVersionOrExpire() {
         let machine = TestMachine()
-        let start = ContinuousClock.now
+        let start = MonotonicInstant.now
         machine.send(.read("now", version: 0, head: 0, at: start), [.answerRead("now")])
         machine.send(.applied(1, versions: 1...1, key: nil, inline: false), [.append(1, epoch: 0)]) { $0.inFlight = 1 }
         machine.send(.read("r1", version: 1, head: 1, at: start), []) { $0.parked = 1 }

@@ -98,6 +98,27 @@ final class HotPathTests: XCTestCase {
         }
     }
 
+    /// The head's answer is built from the one before (`JSONAnswer.state(reusing:)`), which keeps
+    /// `{"version":N,"state":` when N has as many digits: every version answers exactly what an
+    /// answer built anew does, across changes in the count of digits and back (a rollback), and an
+    /// answer still held elsewhere (a GET being written) is left as it was.
+    func testReusedStateAnswerMatchesOneBuiltAnew() {
+        var previous: HTTPResponse?
+        for version in [0, 7, 9, 10, 11, 99, 100, 101, 12, 9, 999_999, 1_000_000, 1_000_001] {
+            let state = Array(#"{"count":\#(version * 3),"label":"\#(String(repeating: "x", count: version % 7))"}"#.utf8)
+            let held = previous, heldText = previous.map { String(decoding: $0.body, as: UTF8.self) }
+            let (answer, stateRange) = JSONAnswer.state(version: version, reusing: &previous, expectedStateBytes: 16) { $0 += state }
+            let fresh = JSONAnswer.state(version: version, state: state)
+            XCTAssertEqual(String(decoding: answer.body, as: UTF8.self), String(decoding: fresh.body, as: UTF8.self), "version \(version)")
+            XCTAssertEqual(Array(answer.body[stateRange]), state, "version \(version)")
+            XCTAssertEqual(answer.headers["ETag"], "\"\(version)\"")
+            XCTAssertEqual(answer.headers["Content-Type"], "application/json")
+            XCTAssertEqual(answer.headers["Vary"], "Origin")
+            XCTAssertEqual(held.map { String(decoding: $0.body, as: UTF8.self) }, heldText, "version \(version)")
+            previous = answer
+        }
+    }
+
     func testMetricsFromSeveralThreadsAddUp() {
         let metrics = Metrics(gauges: { (0, 0) })
         let slot = metrics.actionSlot(kind: "counter", source: "effect")

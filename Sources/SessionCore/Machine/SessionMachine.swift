@@ -53,9 +53,9 @@ public struct SessionMachine<Answer: LedgerAnswer, Read> {
         /// The journal answered the append of `versions` made in `epoch`; `head` is the store's version now.
         case appendAnswered(RequestID, versions: ClosedRange<Int>, key: String?, epoch: Int, durable: Bool, head: Int)
         /// A read whose answer shows `version` (the head); `at` when it may expire (nil: it waits on).
-        case read(Read, version: Int, head: Int, at: ContinuousClock.Instant?)
+        case read(Read, version: Int, head: Int, at: MonotonicInstant?)
         /// The registry's clock: reads parked `deadline` or longer expire.
-        case tick(now: ContinuousClock.Instant, deadline: Duration)
+        case tick(now: MonotonicInstant, deadline: Duration)
         /// The session is deleted: what is durable goes out, then every stream ends.
         case delete(now: Int64)
         /// The host rebuilt the head at `version` from the journal (recovery): all of it is durable.

@@ -13,7 +13,7 @@
 /// reads.takeDurable(through: 3)  // ["GET state"]
 /// ```
 public struct ParkedReads<Read> {
-    private var parked: [(version: Int, parkedAt: ContinuousClock.Instant?, read: Read)] = []
+    private var parked: [(version: Int, parkedAt: MonotonicInstant?, read: Read)] = []
 
     public init() {}
 
@@ -21,7 +21,7 @@ public struct ParkedReads<Read> {
     public var count: Int { parked.count }
 
     /// Parks `read` until `version` is durable; `at` when it may expire (nil: it waits on).
-    public mutating func park(_ read: Read, version: Int, at: ContinuousClock.Instant?) {
+    public mutating func park(_ read: Read, version: Int, at: MonotonicInstant?) {
         parked.append((version, at, read))
     }
 
@@ -40,7 +40,7 @@ public struct ParkedReads<Read> {
     }
 
     /// The reads parked with a time `deadline` or longer before `now`.
-    public mutating func expire(now: ContinuousClock.Instant, deadline: Duration) -> [Read] {
+    public mutating func expire(now: MonotonicInstant, deadline: Duration) -> [Read] {
         var expired: [Read] = []
         parked.removeAll { entry in
             guard let at = entry.parkedAt, now - at >= deadline else { return false }

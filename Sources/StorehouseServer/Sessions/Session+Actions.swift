@@ -95,10 +95,16 @@ extension Session {
         // Without a key the decision is `admitsAtOnce`, and the POST is one feed (`.applied`).
         var after = Afterwards()
         var decided = Fed()
-        if submission.idempotency == nil, machine.admitsAtOnce(head: store.version) {
+        // One reference to the store for this request's calls: each `self.store.…` retains and
+        // releases it around the call (which, as far as Swift knows, could replace it).
+        let store = self.store
+        // Read before the machine is: an argument that calls into the store while `machine` is
+        // being read would make Swift copy the whole machine to call `admitsAtOnce` on the copy.
+        let head = store.version
+        if submission.idempotency == nil, machine.admitsAtOnce(head: head) {
             decided.proceeds = true
         } else {
-            decided = feedLocked(.submit(request, key: submission.idempotency.map { ($0.key, $0.bodyHash) }, head: store.version, now: context.now()),
+            decided = feedLocked(.submit(request, key: submission.idempotency.map { ($0.key, $0.bodyHash) }, head: head, now: context.now()),
                                  submitting: (request, reply), key: submission.idempotency?.key, into: &after)
         }
         guard decided.proceeds else {
@@ -155,14 +161,14 @@ extension Session {
         let inline = context.log.completesInline
         // Read off the ledger only when refusals wait (never in memory): the POST path does not copy it.
         let carried = refusalsToJournal.isEmpty ? [] : refusalsToJournal.toCarry(in: machine.ledger)
-        let pendingAppend = PendingAppend(request: request, first: first, last: last,
-                                          outputs: changes.flatMap { change in change.outputs.map { (change.version, $0) } },
+        // Most actions emit no output: their requests build no list of them.
+        let outputs = changes.contains { !$0.outputs.isEmpty } ? changes.flatMap { change in change.outputs.map { (change.version, $0) } } : []
+        let pendingAppend = PendingAppend(request: request, first: first, last: last, outputs: outputs,
                                           idempotencyKey: mark?.key, answer: answer, effects: effects,
                                           source: records[0].source, at: lastActionAt, reply: reply, carriedRefusals: carried)
         if inline {
-            // Durable as applied: the feed reads the append in place and answers it.
-            var pending: PendingAppend? = consume pendingAppend
-            feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: true, weight: weight), pending: &pending, into: &after)
+            // Durable as applied: the feed reads the append where it is and answers it.
+            feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: true, weight: weight), pending: consume pendingAppend, into: &after)
             lock.unlock()
             return after.run(self)
         }
@@ -220,9 +226,8 @@ extension Session {
         var succeeded = false
         if case .success = append.result { succeeded = true }
         let (request, versions, key) = (append.pending.request, append.pending.first...append.pending.last, append.pending.idempotencyKey)
-        var pending: PendingAppend? = append.pending
         let rolledBack = feedLocked(.appendAnswered(request, versions: versions, key: key, epoch: append.epoch, durable: succeeded, head: store.version),
-                                    pending: &pending, into: &after).rolledBack
+                                    pending: append.pending, into: &after).rolledBack
         if rolledBack, case .failure(let error) = append.result {
             after.add(.log("session \(id): journal refused versions \(versions.lowerBound)...\(versions.upperBound): \(error); rolled back to \(durableBefore)"))
         }

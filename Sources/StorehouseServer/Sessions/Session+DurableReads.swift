@@ -1,3 +1,5 @@
+import SessionCore
+
 extension Session {
     /// The head a parked read waited for is durable.
     func answerParked(_ read: ParkedRead) {
@@ -77,7 +79,7 @@ extension Session {
     /// the writes (their answers mean durable), but a read need not hang with them. The actions
     /// stay in flight; a later read gets them once durable. Called every second by the registry.
     /// Measured on the monotonic clock: a step of the wall clock neither expires nor holds them.
-    func expireParkedReads(now: ContinuousClock.Instant = .now) {
+    func expireParkedReads(now: MonotonicInstant = .now) {
         guard hasParkedReads.load(ordering: .relaxed) else { return }
         lock.lock()
         guard !machine.parked.isEmpty else { return lock.unlock() }

@@ -14,23 +14,41 @@ enum AfterSettling {
     case end(HTTPStream, String)
 }
 
+/// An answer owed to a request once the lock is let go.
+struct OwedAnswer {
+    let reply: ReplyTo
+    let response: HTTPResponse
+}
+
 /// The steps owed after unlocking. The first answer is held apart from the list, so the one
 /// answer of a POST costs no allocation.
 struct Afterwards {
-    private var first: (reply: ReplyTo, response: HTTPResponse)?
+    /// A struct, not a tuple: an optional tuple is copied and destroyed through its type's
+    /// metadata, a few hundred instructions per POST.
+    private var first: OwedAnswer?
     private var steps: [AfterSettling] = []
 
     mutating func add(_ step: AfterSettling) {
-        if case .answer(let reply, let response) = step, first == nil, steps.isEmpty {
-            first = (reply, response)
+        if case .answer(let reply, let response) = step {
+            answer(reply, response)
         } else {
             steps.append(step)
         }
     }
 
-    /// Runs the steps in order; called without the lock.
-    func run(_ session: Session) {
-        if let first { first.reply.send(first.response, from: session) }
+    /// `add(.answer(reply, response))`, without building the step first.
+    mutating func answer(_ reply: ReplyTo, _ response: HTTPResponse) {
+        if first == nil, steps.isEmpty {
+            first = OwedAnswer(reply: reply, response: response)
+        } else {
+            steps.append(.answer(reply, response))
+        }
+    }
+
+    /// Runs the steps in order, once; called without the lock. The first answer is taken out,
+    /// not copied, to be sent.
+    mutating func run(_ session: Session) {
+        if let first = first.take() { first.reply.send(first.response, from: session) }
         for step in steps {
             switch step {
             case .answer(let reply, let response): reply.send(response, from: session)
@@ -70,12 +88,13 @@ extension Session {
 
     /// Feeds `event` to the machine and runs its commands, in order, under the lock: what changes
     /// the session now, what answers clients into `after`. `pending` is the append the commands
-    /// are about, if any; `submitting` the request being submitted and its reply, `key` its
+    /// are about, if any, borrowed: its fields are read where the caller holds them (a copy is a
+    /// retain and a release of each of its buffers); `submitting` the request being submitted and its reply, `key` its
     /// Idempotency-Key. The commands
     /// go to `commandBuffer`, lent to each feed and given back: a feed allocates nothing, and a
     /// command (a few words, no references) costs a store.
     @discardableResult
-    func feedLocked(_ event: consuming Machine.Event, pending: inout PendingAppend?,
+    func feedLocked(_ event: consuming Machine.Event, pending: borrowing PendingAppend? = nil,
                     submitting: (request: RequestID, reply: ReplyTo)? = nil, key: String? = nil,
                     into after: inout Afterwards) -> Fed {
         // A feed runs inside another's commands when a publication follows `madeDurable`: it
@@ -103,33 +122,35 @@ extension Session {
             case .append(_, let epoch):
                 fed.epoch = epoch
             case .madeDurable(_, let version):
-                // The append's fields are read in place (`pending?.…` of an `inout`): binding it would copy them all.
-                guard let at = pending?.at, let outputs = pending?.outputs else { break }
-                if let carried = pending?.carriedRefusals, !carried.isEmpty { refusalsToJournal.carrierDurable(carried) }
-                publishLocked(through: version, outputs: outputs, into: &after)
-                updatedAt = max(updatedAt, at)
-                lifetime.touch(at)  // an applied action, an effect's included, restarts the idle clock
-                let count = (pending?.last ?? 0) - (pending?.first ?? 0) + 1
-                let source = pending?.source ?? .client
-                if let slot = source == .client ? clientActionSlot : effectActionSlot {
-                    context.metrics.recordActions(slot: slot, count: count)
-                } else {
-                    context.metrics.recordActions(kind: kind.name, source: source.rawValue, count: count)
+                // A switch over the borrowed optional binds the append without copying it.
+                switch pending {
+                case .some(let append): madeDurableLocked(append, through: version, into: &after)
+                case .none: break
                 }
             case .reply(let request, let outcome):
-                let reply: ReplyTo?
-                if request == pending?.request {
-                    reply = pending?.reply
-                } else if let submitting, request == submitting.request {
-                    fed.answeredSubmitted = true
-                    reply = submitting.reply
-                } else {
-                    reply = waitingRepeats.removeValue(forKey: request)
+                // The append's answer is its request's, and the first answer its repeats replay.
+                var reply: ReplyTo?, answer: HTTPResponse?
+                switch pending {
+                case .some(let append):
+                    if request == append.request { reply = append.reply }
+                    answer = append.answer
+                case .none: break
+                }
+                if reply == nil {
+                    if let submitting, request == submitting.request {
+                        fed.answeredSubmitted = true
+                        reply = submitting.reply
+                    } else {
+                        reply = waitingRepeats.removeValue(forKey: request)
+                    }
                 }
                 guard let reply else { break }
-                after.add(.answer(reply, responseLocked(outcome, answer: pending?.answer, key: key)))
+                after.answer(reply, responseLocked(outcome, answer: answer, key: key))
             case .startEffects:
-                if let effects = pending?.effects, !effects.isEmpty { after.add(.effects(effects)) }
+                switch pending {
+                case .some(let append) where !append.effects.isEmpty: after.add(.effects(append.effects))
+                default: break
+                }
             case .rollBack(let version):
                 fed.rolledBack = true
                 if rollbackLocked(to: version) { feedLocked(.rebuilt(now: context.now()), into: &after) }
@@ -148,12 +169,18 @@ extension Session {
         return fed
     }
 
-    /// `feedLocked` for an event about no append of this feed's caller.
-    @discardableResult
-    func feedLocked(_ event: consuming Machine.Event, submitting: (request: RequestID, reply: ReplyTo)? = nil, key: String? = nil,
-                    into after: inout Afterwards) -> Fed {
-        var none: PendingAppend?
-        return feedLocked(event, pending: &none, submitting: submitting, key: key, into: &after)
+    /// `append`'s versions through `version` are durable (`.madeDurable`): publishes them, counts them.
+    private func madeDurableLocked(_ append: borrowing PendingAppend, through version: Int, into after: inout Afterwards) {
+        if !append.carriedRefusals.isEmpty { refusalsToJournal.carrierDurable(append.carriedRefusals) }
+        publishLocked(through: version, outputs: append.outputs, into: &after)
+        updatedAt = max(updatedAt, append.at)
+        lifetime.touch(append.at)  // an applied action, an effect's included, restarts the idle clock
+        let count = append.last - append.first + 1
+        if let slot = append.source == .client ? clientActionSlot : effectActionSlot {
+            context.metrics.recordActions(slot: slot, count: count)
+        } else {
+            context.metrics.recordActions(kind: kind.name, source: append.source.rawValue, count: count)
+        }
     }
 
     /// Parks `read` until `version` is durable (or a rollback sends it back), under a fresh id.

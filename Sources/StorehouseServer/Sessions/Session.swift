@@ -224,9 +224,12 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     }
 
     private func headLocked() -> CachedHead {
-        // Compared in place: binding the head first would copy it (and its buffers' references).
-        if cachedState?.version == store.version, let cached = cachedState { return cached }
+        // One reference to the store for both calls below (each `self.store.…` retains and
+        // releases it), and its version asked once. Compared in place: binding the head first
+        // would copy it (and its buffers' references).
+        let store = self.store
         let version = store.version
+        if cachedState?.version == version, let cached = cachedState { return cached }
         // The head before lends its buffers (`JSONAnswer.state`): the session lets go of it first.
         let expectedStateBytes = cachedState?.stateRange.count ?? 64
         var previous = cachedState.take()?.response
