@@ -10,6 +10,7 @@ OUT=.build-fuzz
 mkdir -p "$OUT/corpus" fuzz-artifacts
 swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name ParserFuzz \
     Fuzz/ParserFuzz.swift Sources/HTTPEngine/Parser/*.swift Sources/HTTPEngine/Messages/*.swift \
+    Sources/HTTPEngine/Server/ResponseEncoder.swift Sources/HTTPEngine/Server/OutboundQueue.swift \
     -o "$OUT/parser-fuzz"
 exec "$OUT/parser-fuzz" "$OUT/corpus" Fuzz/corpus \
     -max_total_time="$SECONDS_TO_RUN" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \

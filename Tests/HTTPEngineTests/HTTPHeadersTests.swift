@@ -78,4 +78,48 @@ final class HTTPHeadersTests: XCTestCase {
         XCTAssertFalse(h.contains(static: "Vary", "Origins"))
         XCTAssertFalse(h.contains(static: "X-Missing", "Origin"))
     }
+
+    /// `nameBits`: a lookup of a name no field has is answered from the filter, and a name that
+    /// is there is found in any case, whether the field was added or parsed (`appendField`), and
+    /// whichever other names share its bit.
+    func testTheNameFilterRulesOutAbsentNamesAndNeverAPresentOne() {
+        let names = ["Host", "User-Agent", "Accept", "Accept-Encoding", "Connection", "Content-Language", "Content-Type",
+                     "Authorization", "Cookie", "Origin", "If-Match", "If-None-Match", "Prefer", "Idempotency-Key",
+                     "Last-Event-ID", "X-1", "x-2", "A", "Z"]
+        var built = HTTPHeaders()
+        for name in names { built.add(name, "v-" + name) }
+        let head = "POST / HTTP/1.1\r\n" + names.map { "\($0): v-\($0)\r\n" }.joined() + "\r\n"
+        var parser = HTTPRequestParser()
+        let bytes = Array(head.utf8)
+        guard case .request(let request) = bytes.withUnsafeBufferPointer({ parser.parse($0) }).event else {
+            return XCTFail("the head parses")
+        }
+        for headers in [built, request.headers] {
+            for name in names {
+                for spelling in [name, name.lowercased(), name.uppercased()] {
+                    XCTAssertEqual(headers[spelling], "v-" + name, spelling)
+                    XCTAssertEqual(headers.count(spelling), 1, spelling)
+                    XCTAssertTrue(headers.contains(spelling, value: "v-" + name), spelling)
+                    guard case .once(let value) = headers.withSingleValue(spelling, { String(decoding: $0, as: UTF8.self) }) else {
+                        return XCTFail(spelling)
+                    }
+                    XCTAssertEqual(value, "v-" + name)
+                }
+            }
+            XCTAssertNil(headers["Absent-Name"])
+        }
+
+        var few = HTTPHeaders()
+        few.add("Host", "h")
+        few.add("Authorization", "Bearer t")
+        for absent in ["Origin", "If-Match", "If-None-Match", "Prefer", "Idempotency-Key"] {
+            XCTAssertFalse(absent.utf8.withContiguousStorageIfAvailable { few.mayContain($0) } ?? true, absent)
+        }
+        XCTAssertTrue("AUTHORIZATION".utf8.withContiguousStorageIfAvailable { few.mayContain($0) } ?? false)
+        few.removeAll(keepingCapacity: true)
+        XCTAssertFalse("Host".utf8.withContiguousStorageIfAvailable { few.mayContain($0) } ?? true, "emptied, the filter is too")
+        few.add("Origin", "o")
+        few.remove("Origin")
+        XCTAssertFalse("Origin".utf8.withContiguousStorageIfAvailable { few.mayContain($0) } ?? true, "a removed name is gone from it")
+    }
 }

@@ -30,6 +30,18 @@ final class EndpointTests: XCTestCase {
         XCTAssertEqual(found.count, 8 + SessionEndpoint.allCases.count)
     }
 
+    /// The router's lookup by the method's index (`Exchange.methodIndex`) finds what the lookup
+    /// by name finds, HEAD as GET, and nothing for a method outside `Metrics.methods`.
+    func testTheLookupByMethodIndexAgreesWithTheLookupByName() {
+        for route in Metrics.Route.allCases {
+            for method in ["GET", "HEAD", "POST", "DELETE", "PUT", "OPTIONS", "get"] {
+                XCTAssertEqual(Endpoint(route: route, methodIndex: Metrics.methodIndex(method)),
+                               Endpoint(route: route, method: method == "HEAD" ? "GET" : method), "\(route) \(method)")
+            }
+        }
+        XCTAssertEqual(Endpoint(route: .state, methodIndex: Metrics.methodIndex("HEAD")), .session(.readState))
+    }
+
     func testAllowListsARoutesMethodsWithHeadAndOptions() {
         XCTAssertEqual(Endpoint.allow(.sessions), "GET, HEAD, POST, OPTIONS")
         XCTAssertEqual(Endpoint.allow(.session), "GET, HEAD, DELETE, OPTIONS")

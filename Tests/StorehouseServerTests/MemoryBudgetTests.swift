@@ -67,6 +67,9 @@ final class MemoryBudgetTests: XCTestCase {
         let (id, token) = try fixture.createSession(#"{"kind":"tasks"}"#)
         var refusal: TestResponse?
         for _ in 0..<300 {
+            // The once-a-second settlement between every two writes: the counters, which no
+            // longer write, cut their windows to the share as the budget fills, before a refusal.
+            for session in fixture.server.registry.all { session.settleBudget() }
             let answer = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token),
                                             body: #"{"type":"tasks/add","payload":{"title":"\#(meta)"}}"#)
             if answer.status == 503 { refusal = answer; break }
@@ -76,6 +79,10 @@ final class MemoryBudgetTests: XCTestCase {
         XCTAssertEqual(refused.json["type"] as? String, "/problems/memory-budget")
         XCTAssertEqual(refused.header("Retry-After"), "1")
         XCTAssertLessThan(budget.accounted, limit + limit / 10)
+        // The once-a-second settlement lets nothing more go, so the same write stays refused
+        // whenever a heartbeat comes: each write was charged what its session keeps once its
+        // window is cut, and the state cannot leave.
+        for session in fixture.server.registry.all { session.settleBudget() }
         // Reads answer; the same write is refused again.
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)/state", headers: bearer(token)).status, 200)
         XCTAssertEqual(try client.request("GET", "/sessions/\(id)/actions", headers: bearer(token)).status, 200)
@@ -89,6 +96,28 @@ final class MemoryBudgetTests: XCTestCase {
         XCTAssertLessThan(budget.accounted, limit)
         XCTAssertEqual(try client.request("POST", "/sessions/\(counters[0].id)/actions", headers: bearer(counters[0].token),
                                           body: #"{"type":"counter/incrTapped"}"#).status, 200)
+    }
+
+    /// In memory a write's versions are durable as applied, and the window is cut to them at
+    /// once: the write is charged what the session keeps after that cut, not before it.
+    func testAWriteInMemoryIsChargedWhatItsSessionKeepsAfterTheCut() throws {
+        let fixture = try ServerFixture {
+            $0.memoryBudgetCountsResident = false
+            $0.history = 8
+        }
+        let (id, token) = try fixture.createSession()
+        let client = try fixture.client()
+        let meta = String(repeating: "m", count: 10_000)
+        for _ in 0..<40 {
+            let answer = try client.request("POST", "/sessions/\(id)/actions", headers: bearer(token),
+                                            body: #"{"type":"counter/incrTapped","meta":"\#(meta)"}"#)
+            XCTAssertEqual(answer.status, 200, answer.text)
+        }
+        let session = try XCTUnwrap(fixture.server.registry.all.first)
+        session.lock.withLock {
+            XCTAssertLessThan(session.window.history.bytes, 40 * 10_000, "the window was cut")
+            XCTAssertEqual(session.budgetCharged, session.heldBytesLocked())
+        }
     }
 
     /// An event stream that stops reading holds what it was not sent yet; the heartbeat's

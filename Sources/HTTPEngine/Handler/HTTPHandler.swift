@@ -12,7 +12,29 @@
 /// }
 /// ```
 public protocol HTTPHandler: Sendable {
-    func handle(_ request: HTTPRequest, _ responder: HTTPResponder)
+    /// What answers a request: ``HTTPResponder`` itself, or a subclass that also holds what the
+    /// handler keeps per request (made by `responder(for:answering:)`).
+    associatedtype Responder: HTTPResponder = HTTPResponder
+
+    func handle(_ request: HTTPRequest, _ responder: Responder)
+
+    /// What the engine calls for every complete request, with the responder that keeps it
+    /// (`responder.request`). The default calls `handle(responder.request, responder)`; a handler
+    /// whose own responder holds all it reads implements this, and spares the request's copy
+    /// that reading it out of the responder makes (a retain and release of its buffers).
+    func handle(_ responder: Responder)
+
+    /// Makes the responder for `request` (a complete one, or a head offered to
+    /// `handleExpectation`), on the I/O thread, before `handle` gets both (the request as the
+    /// responder's `request`). It must not block, and must pass both on to
+    /// ``HTTPResponder/init(request:answering:)``. The default makes an ``HTTPResponder``.
+    ///
+    /// ```swift
+    /// func responder(for request: consuming HTTPRequest, answering slot: HTTPResponder.Slot) -> Tracked {
+    ///     Tracked(request: request, answering: slot)
+    /// }
+    /// ```
+    func responder(for request: consuming HTTPRequest, answering slot: HTTPResponder.Slot) -> Responder
 
     /// The last step of each iteration of I/O thread `loop` (`0..<ioThreads`, as
     /// ``HTTPResponder/loopIndex`` names it), once it has handled every ready event and before it
@@ -52,13 +74,21 @@ public protocol HTTPHandler: Sendable {
     ///     return true
     /// }
     /// ```
-    func handleExpectation(_ head: HTTPRequest, _ responder: HTTPResponder) -> Bool
+    func handleExpectation(_ head: HTTPRequest, _ responder: Responder) -> Bool
+}
+
+extension HTTPHandler where Responder == HTTPResponder {
+    public func responder(for request: consuming HTTPRequest, answering slot: HTTPResponder.Slot) -> HTTPResponder {
+        HTTPResponder(request: request, answering: slot)
+    }
 }
 
 extension HTTPHandler {
+    public func handle(_ responder: Responder) { handle(responder.request, responder) }
+
     public func eventLoopWillWait(loop: Int) {}
 
     public func engineRefused(_ refused: RefusedRequest) -> HTTPHeaders { HTTPHeaders() }
 
-    public func handleExpectation(_ head: HTTPRequest, _ responder: HTTPResponder) -> Bool { false }
+    public func handleExpectation(_ head: HTTPRequest, _ responder: Responder) -> Bool { false }
 }

@@ -27,7 +27,8 @@ extension HTTPHeaders {
         var repeated = false
         var name = name
         return try name.withUTF8 { wanted in
-            try withFieldBytes { bytes in
+            guard mayContain(wanted) else { return .absent }
+            return try withFieldBytes { bytes in
                 Self.forEach(in: bytes) { fieldName, value in
                     guard Self.equalsIgnoringCase(fieldName, wanted) else { return true }
                     if found != nil {

@@ -24,8 +24,25 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// (`HTTPRequest` reads them from there), so its head is one allocation, reused by the parser.
     @usableFromInline var start: Int
     /// How many fields there are.
-    @inlinable public var count: Int { fieldCount }
-    @usableFromInline var fieldCount: Int
+    @inlinable public var count: Int { Int(truncatingIfNeeded: countAndNames & 0xFFFF_FFFF) }
+    /// How many fields there are (the low 32 bits), and `nameBits` (the high 32). One stored
+    /// word, not two: an `HTTPResponse` of more than seven scalar parts is copied through the
+    /// runtime where generic code holds one (`SessionMachine<HTTPResponse, …>`), which cost ~430
+    /// instructions per POST (`scripts/instructions-per-request.sh`).
+    @usableFromInline var countAndNames: UInt64
+
+    /// A 32-bit Bloom filter of the names present: bit `nameBit` of every field's name is set.
+    /// Most lookups ask for a field the message does not have (a request's `Origin`, `If-Match`,
+    /// `Prefer`…), and a clear bit answers those without a pass over the fields. A set bit
+    /// proves nothing (names may share one), so such a lookup scans the fields as ever.
+    @inlinable var nameBits: UInt32 { UInt32(truncatingIfNeeded: countAndNames >> 32) }
+
+    /// Counts a field named `count` bytes ending in `last`.
+    @inlinable @inline(__always)
+    mutating func noteField(nameCount count: Int, last: UInt8) {
+        // A field takes at least 8 bytes of `storage`: the count never reaches 2^32.
+        countAndNames = (countAndNames | UInt64(Self.nameBit(count: count, last: last)) << 32) &+ 1
+    }
 
     @usableFromInline static let lengthBytes = 8
 
@@ -33,7 +50,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         storage = []
         used = 0
         start = 0
-        fieldCount = 0
+        countAndNames = 0
     }
 
     public init(_ fields: [(String, String)]) {
@@ -64,7 +81,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         var found: UnsafeBufferPointer<UInt8>?
         var name = name
         return try name.withUTF8 { wanted in
-            try withFieldBytes { bytes in
+            guard mayContain(wanted) else { return nil }
+            return try withFieldBytes { bytes in
                 Self.forEach(in: bytes) { fieldName, value in
                     guard Self.equalsIgnoringCase(fieldName, wanted) else { return true }
                     found = value
@@ -81,6 +99,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         var found = false
         var name = name, value = value
         name.withUTF8 { wanted in
+            guard mayContain(wanted) else { return }
             value.withUTF8 { wantedValue in
                 forEachField { fieldName, fieldValue in
                     found = Self.equalsIgnoringCase(fieldName, wanted) && fieldValue.elementsEqual(wantedValue)
@@ -200,7 +219,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
             if let v = value.baseAddress { (field + Self.lengthBytes + name.count).update(from: v, count: value.count) }
         }
         used = end
-        fieldCount += 1
+        // A field with an empty name is counted with no name bit (no lookup names it).
+        if let last = name.last { noteField(nameCount: name.count, last: last) } else { countAndNames &+= 1 }
     }
 
     /// The parser's append, of a field it checked (its lengths are bounded by the parser's
@@ -218,14 +238,15 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
             (field + Self.lengthBytes + nameCount).update(from: value, count: valueCount)
         }
         used = end
-        fieldCount += 1
+        // The parser's names are never empty (a token before the colon).
+        noteField(nameCount: nameCount, last: name[nameCount - 1])
     }
 
     /// Removes every field; with `keepingCapacity` the bytes stay as room for the next fields.
     mutating func removeAll(keepingCapacity: Bool) {
         used = 0
         start = 0
-        fieldCount = 0
+        countAndNames = 0
         if !keepingCapacity { storage = [] }
     }
 
@@ -280,6 +301,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     func forEach(named name: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         var name = name
         name.withUTF8 { wanted in
+            guard mayContain(wanted) else { return }
             forEachField { fieldName, value in
                 if Self.equalsIgnoringCase(fieldName, wanted) { body(value) }
                 return true
@@ -310,6 +332,24 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         let name = UnsafeBufferPointer(start: base + lengthBytes, count: nameCount)
         let value = UnsafeBufferPointer(start: base + lengthBytes + nameCount, count: valueCount)
         return (name, value, offset + lengthBytes + nameCount + valueCount)
+    }
+
+    /// `nameBits`' bit for a name of `count` bytes ending in `last`, from the count and that byte
+    /// with bit 5 set: names equal but for the case of letters get the same bit (setting bit 5
+    /// lowercases a letter), whatever else shares it. The factor 30 gives the fields requests
+    /// commonly send (Host, User-Agent, Accept*, Connection, Content-*, Authorization, Cookie…)
+    /// bits apart from those the server looks up and most often finds absent (Origin, If-Match,
+    /// If-None-Match, Idempotency-Key, Prefer, Last-Event-ID).
+    @inlinable @inline(__always)
+    static func nameBit(count: Int, last: UInt8) -> UInt32 {
+        1 &<< ((UInt32(truncatingIfNeeded: count) &* 30 &+ UInt32(last | 0x20)) & 31)
+    }
+
+    /// False when no field is named `name` (case-insensitive); true when one may be.
+    @inlinable @inline(__always)
+    func mayContain(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let last = name.last else { return true }
+        return nameBits & Self.nameBit(count: name.count, last: last) != 0
     }
 
     /// ASCII case-insensitive comparison; field names are tokens, so ASCII is all that matters.

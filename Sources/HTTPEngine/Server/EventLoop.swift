@@ -382,7 +382,8 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         while canProcess(c) {
             let (n, event) = c.parser.parse(UnsafeBufferPointer(rebasing: buffer[pos...]))
             pos += n
-            switch event {
+            // Consumed, so the request moves on to its responder rather than being copied there.
+            switch consume event {
             case .needMore:
                 return pos
             case .expectContinue:
@@ -409,10 +410,11 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         }
         let framing = AnswerFraming(omitBody: head.method == "HEAD", keepAlive: false, http10: head.version == .http1_0)
         let sequence = c.state.dispatch(framing)
-        let responder = HTTPResponder(loop: self, connection: ConnectionRef(connection: c), sequence: sequence, framing: framing)
+        let slot = HTTPResponder.Slot(loop: self, connection: ConnectionRef(connection: c), sequence: sequence, framing: framing)
+        let (refused, responder) = core.offerHead(head, slot)
         // An answer delivered during the call (no longer awaiting) is a refusal whatever was
         // returned: a 100 Continue must not follow a final answer.
-        if core.handler.handleExpectation(head, responder) || !c.state.isAwaiting { return true }
+        if refused || !c.state.isAwaiting { return true }
         responder.withdraw()
         c.state.withdraw()
         return false
@@ -430,14 +432,13 @@ final class EventLoop: @unchecked Sendable {  // safe: mutable state is loop-thr
         }
     }
 
-    private func dispatch(_ c: Connection, _ request: HTTPRequest) {
+    private func dispatch(_ c: Connection, _ request: consuming HTTPRequest) {
         if c.state.facts.probeOnly && !core.configuration.probePaths.contains(request.path) { return refuseBeyondLimit(c) }
         let framing = AnswerFraming(omitBody: request.method == "HEAD",
                                     keepAlive: request.keepAlive && !c.state.facts.probeOnly,  // a probe beyond the limit gets one answer
                                     http10: request.version == .http1_0)
         let sequence = c.state.dispatch(framing)
-        let responder = HTTPResponder(loop: self, connection: ConnectionRef(connection: c), sequence: sequence, framing: framing)
-        core.handle(request, responder)
+        core.handle(request, HTTPResponder.Slot(loop: self, connection: ConnectionRef(connection: c), sequence: sequence, framing: framing))
     }
 
     // MARK: answering

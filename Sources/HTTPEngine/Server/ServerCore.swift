@@ -4,9 +4,13 @@ import Synchronization
 final class ServerCore: Sendable {
     let configuration: HTTPServerConfiguration
     let handler: any HTTPHandler
-    /// `handler.handle`, opened once: called through the existential, every request copied it
-    /// (a retain and a release of the handler's box) before the call.
-    let handle: @Sendable (HTTPRequest, HTTPResponder) -> Void
+    /// `handler.responder(for:answering:)` then `handler.handle`, opened once: called through the
+    /// existential, every request copied it (a retain and a release of the handler's box) before
+    /// the call, and the handler's own `Responder` type is known only inside.
+    let handle: @Sendable (consuming HTTPRequest, HTTPResponder.Slot) -> Void
+    /// `handler.handleExpectation` with a responder made the same way: whether it refused the
+    /// request, and the responder (withdrawn by the loop when it did not answer).
+    let offerHead: @Sendable (consuming HTTPRequest, HTTPResponder.Slot) -> (refused: Bool, responder: HTTPResponder)
     let limits: HTTPParserLimits
     let timeouts: ConnectionTimer.Timeouts
     /// `HTTPServerConfiguration.yieldAfterBusy` in microseconds; nil: never yield.
@@ -25,7 +29,7 @@ final class ServerCore: Sendable {
     init(configuration: HTTPServerConfiguration, handler: any HTTPHandler) {
         self.configuration = configuration
         self.handler = handler
-        self.handle = Self.opened(handler)
+        (self.handle, self.offerHead) = Self.opened(handler)
         self.limits = configuration.parserLimits
         func micros(_ d: Duration) -> Int64 {
             let c = d.components
@@ -39,7 +43,16 @@ final class ServerCore: Sendable {
         self.yieldAfterBusyMicros = configuration.yieldAfterBusy.map { max(0, micros($0)) }
     }
 
-    private static func opened<H: HTTPHandler>(_ handler: H) -> @Sendable (HTTPRequest, HTTPResponder) -> Void {
-        { request, responder in handler.handle(request, responder) }
+    private static func opened<H: HTTPHandler>(_ handler: H)
+        -> (@Sendable (consuming HTTPRequest, HTTPResponder.Slot) -> Void,
+            @Sendable (consuming HTTPRequest, HTTPResponder.Slot) -> (refused: Bool, responder: HTTPResponder)) {
+        // The request moves into its responder, and is read from there.
+        ({ (request: consuming HTTPRequest, slot) in
+             handler.handle(handler.responder(for: request, answering: slot))
+         },
+         { (head: consuming HTTPRequest, slot) in
+             let responder = handler.responder(for: head, answering: slot)
+             return (handler.handleExpectation(responder.request, responder), responder)
+         })
     }
 }

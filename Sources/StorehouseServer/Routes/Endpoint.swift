@@ -75,6 +75,16 @@ enum Endpoint: Equatable {
         }
     }
 
+    /// The same by the method's index in `Metrics.methods` (`Exchange.methodIndex`), HEAD as GET:
+    /// the router's way, which compares no string.
+    init?(route: Metrics.Route, methodIndex: Int) {
+        guard let column = Self.columnOfMethodIndex[methodIndex], let found = Self.byRouteAndMethod[route.index * 3 + column] else { return nil }
+        self = found
+    }
+
+    /// `methodColumn` of each of `Metrics.methods`, HEAD's that of GET.
+    private static let columnOfMethodIndex: [Int?] = Metrics.methods.map { methodColumn($0 == "HEAD" ? "GET" : $0) }
+
     private static let byRouteAndMethod: [Endpoint?] = {
         var cells = [Endpoint?](repeating: nil, count: Metrics.Route.allCases.count * 3)
         for endpoint in table {

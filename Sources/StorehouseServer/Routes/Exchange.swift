@@ -4,11 +4,15 @@ import HTTPEngine
 /// One request on its way to an answer: sends it once, and counts and logs it when it leaves.
 ///
 /// A class: what carries it to the answer (a session's `ReplyTo`, a durable read) holds one
-/// reference, where a struct's copy retained each of its eight references.
-final class Exchange: Sendable {
-    let request: HTTPRequest
-    let responder: HTTPResponder
+/// reference, where a struct's copy retained each of its eight references. The engine's
+/// responder itself (`Router.responder(for:answering:)`): a request allocates one object for
+/// both, not two.
+// @unchecked as its superclass: every stored property is a `let` of a Sendable type.
+final class Exchange: HTTPResponder, @unchecked Sendable {
     let route: Metrics.Route
+    /// The request's method as `Metrics.methodIndex` numbers it, read once for the route table
+    /// (`Endpoint(route:methodIndex:)`) and the metrics: no method string is compared again.
+    let methodIndex: Int
     /// When the request was routed, in nanoseconds of `CLOCK_MONOTONIC`: a `ContinuousClock`
     /// instant's arithmetic (128-bit attoseconds) cost ~400 instructions per answer, on the journal's
     /// thread for every durable POST.
@@ -23,16 +27,16 @@ final class Exchange: Sendable {
     /// The session id the path names, packed, when it is well-formed: what the registry looks up.
     let key: PackedSessionID?
 
-    init(request: HTTPRequest, responder: HTTPResponder, route: Metrics.Route, started: UInt64, now: Int64, router: Router,
+    init(request: consuming HTTPRequest, answering slot: Slot, route: Metrics.Route, started: UInt64, now: Int64, router: Router,
          nameRange: Range<Int>, key: PackedSessionID?) {
-        self.request = request
-        self.responder = responder
         self.route = route
+        self.methodIndex = Metrics.methodIndex(request.method)
         self.started = started
         self.now = now
         self.router = router
         self.nameRange = nameRange
         self.key = key
+        super.init(request: request, answering: slot)
     }
 
     /// The path's second segment as a string, made when asked: a request for a resident session
@@ -55,14 +59,15 @@ final class Exchange: Sendable {
         // Counted before it leaves: the answer may be written to the socket inside `respond`,
         // and a client that has it must find it in /metrics.
         record(status: response.status)
-        responder.respond(response)
+        respond(response)
     }
 
-    /// Starts a streaming answer (SSE) with the same CORS headers as any other answer.
-    func startStream(status: Int, headers: HTTPHeaders) -> HTTPStream {
+    /// Starts a streaming answer (SSE) with the same CORS headers as any other answer: `send`'s
+    /// counterpart (the engine's `startStream` adds none).
+    func sendStream(status: Int, headers: HTTPHeaders) -> HTTPStream {
         var headers = headers
         CORS.addHeaders(for: request, to: &headers)
-        return responder.startStream(status: status, headers: headers)
+        return super.startStream(status: status, headers: headers)
     }
 
     func send(_ problem: Problem) { send(problem.response(), saysVary: true) }
@@ -75,7 +80,7 @@ final class Exchange: Sendable {
 
     func record(status: Int) {
         let nanos = Self.monotonicNanos() &- started
-        router.metrics.recordRequest(route: route, method: Metrics.methodIndex(request.method), status: status, nanos: nanos)
+        router.metrics.recordRequest(route: route, method: methodIndex, status: status, nanos: nanos)
         if router.accessLog.enabled {
             router.accessLog.record(method: request.method, path: request.path, status: status, seconds: Double(nanos) / 1e9,
                                     now: router.registry.context.now())

@@ -400,10 +400,10 @@ extension Router {
         if request.method == "HEAD" {
             // The stream's own head, chunked and without Content-Length, as GET would start it
             // (RFC 9110 §9.3.2); the engine sends no body for HEAD and ends the stream at once.
-            _ = exchange.startStream(status: 200, headers: headers)
+            _ = exchange.sendStream(status: 200, headers: headers)
             return exchange.record(status: 200)
         }
-        let stream = exchange.startStream(status: 200, headers: headers)
+        let stream = exchange.sendStream(status: 200, headers: headers)
         exchange.record(status: 200)
         if !session.subscribe(stream, resumeAfter: resumeAfter) {
             _ = stream.write(EventFrames.end(reason: "deleted"))

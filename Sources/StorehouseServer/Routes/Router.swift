@@ -66,8 +66,15 @@ final class Router: HTTPHandler {
         return headers
     }
 
-    func handle(_ request: HTTPRequest, _ responder: HTTPResponder) {
-        let exchange = makeExchange(for: request, responder)
+    /// Every request's responder is its `Exchange`, routed as it is made.
+    func responder(for request: consuming HTTPRequest, answering slot: HTTPResponder.Slot) -> Exchange {
+        makeExchange(for: request, slot)
+    }
+
+    func handle(_ request: HTTPRequest, _ exchange: Exchange) { handle(exchange) }
+
+    /// The engine's way in: the exchange holds the request (`HTTPResponder.request`).
+    func handle(_ exchange: Exchange) {
         if Self.namesSession(exchange.route), let key = exchange.key, registry.isHibernated(key) {
             // Loading reads the disk: the request is handled off the event loop, whose other
             // connections go on, and loads the session there once its token is proved (an append
@@ -130,7 +137,7 @@ final class Router: HTTPHandler {
             if !onLoop || session.lane.isBusy || isCostly(endpoint, exchange, on: session) {
                 return registry.context.offLoop.run(in: session.lane) { [self] in serve(endpoint, of: session, exchange, committer: .journalWriter) }
             }
-            serve(endpoint, of: session, exchange, committer: .eventLoop(exchange.responder.loopIndex))
+            serve(endpoint, of: session, exchange, committer: .eventLoop(exchange.loopIndex))
         }
     }
 
@@ -151,8 +158,7 @@ final class Router: HTTPHandler {
     /// refusal needs no body (no such route or method, not ready, no such session, no valid token),
     /// so a client never uploads a body only to learn that. The checks are `handle`'s own, which
     /// runs them again once the body is in.
-    func handleExpectation(_ head: HTTPRequest, _ responder: HTTPResponder) -> Bool {
-        let exchange = makeExchange(for: head, responder)
+    func handleExpectation(_ head: HTTPRequest, _ exchange: Exchange) -> Bool {
         // A hibernated session is not loaded for a head: its token is checked against its summary.
         return admit(exchange, mayLoad: false) == nil
     }
@@ -166,7 +172,7 @@ final class Router: HTTPHandler {
         case hibernatedSession
     }
 
-    private func makeExchange(for request: HTTPRequest, _ responder: HTTPResponder) -> Exchange {
+    private func makeExchange(for request: consuming HTTPRequest, _ slot: HTTPResponder.Slot) -> Exchange {
         // The route is read off the path's bytes, and a session's id packed from them: no string
         // is made for it (`Exchange.name` makes one when a rarer path needs it).
         let (route, second, key) = request.withPathBytes { path -> (Metrics.Route, Range<Int>, PackedSessionID?) in
@@ -180,7 +186,7 @@ final class Router: HTTPHandler {
                 return (route, 0..<0, nil)
             }
         }
-        return Exchange(request: request, responder: responder, route: route, started: Exchange.monotonicNanos(),
+        return Exchange(request: request, answering: slot, route: route, started: Exchange.monotonicNanos(),
                         now: registry.context.now(), router: self, nameRange: second, key: key)
     }
 
@@ -199,8 +205,7 @@ final class Router: HTTPHandler {
             exchange.send(misdirected)
             return nil
         }
-        let method = Self.method(of: exchange.request)
-        let endpoint = Endpoint(route: route, method: method)
+        let endpoint = Endpoint(route: route, methodIndex: exchange.methodIndex)
         if let endpoint, exchange.request.query != nil, let problem = Self.queryProblem(in: exchange.request, for: endpoint) {
             exchange.send(problem)
             return nil
@@ -238,7 +243,7 @@ final class Router: HTTPHandler {
         case nil:
             break
         }
-        switch (route, method) {
+        switch (route, Self.method(of: exchange.request)) {
         case (.other, "OPTIONS") where exchange.request.target == "*":
             // RFC 9110 §9.3.7: OPTIONS * asks about the server as a whole.
             exchange.send(CORS.optionsAnswer(for: exchange.request, allow: Endpoint.serverMethods))

@@ -157,8 +157,11 @@ extension Session {
             machine.ledger.insert(idem.key, .init(bodyHash: idem.bodyHash, firstVersion: first, lastVersion: last,
                                                   minimal: submission.minimal, createdAt: context.now(), response: answer, durable: false))
         }
-        settleBudgetLocked()  // memory budget: the history and answers this write added
         let inline = context.log.completesInline
+        // Memory budget: the history and answers this write added. In memory, once the feed has
+        // made the versions durable and cut the window to them (`publishLocked`), so the charge
+        // is what stays, not what the cut let go of until the next settlement.
+        if !inline { settleBudgetLocked() }
         // Read off the ledger only when refusals wait (never in memory): the POST path does not copy it.
         let carried = refusalsToJournal.isEmpty ? [] : refusalsToJournal.toCarry(in: machine.ledger)
         // Most actions emit no output: their requests build no list of them.
@@ -169,6 +172,7 @@ extension Session {
         if inline {
             // Durable as applied: the feed reads the append where it is and answers it.
             feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: true, weight: weight), pending: consume pendingAppend, into: &after)
+            settleBudgetLocked()
             lock.unlock()
             return after.run(self)
         }

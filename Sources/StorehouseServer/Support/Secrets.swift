@@ -61,16 +61,22 @@ public enum Secrets {
 
     static func isWellFormedID(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard !bytes.isEmpty, bytes.count <= 64 else { return false }
-        // One pass, a table lookup a byte: every request on a session route asks.
-        var dot = -1
-        for index in 0..<bytes.count {
-            let c = bytes[index]
-            if c == UInt8(ascii: "."), dot < 0 { dot = index; continue }
-            guard base64URLByte(c) else { return false }
+        // Every request on a session route asks: the run of base64url characters (a whole id
+        // without a node) costs one load from a 256-entry table a byte, and only a byte that
+        // ends it early, the node's dot or a bad one, is looked at further.
+        let first = base64URLBytes.withUnsafeBufferPointer { table in
+            var index = 0
+            while index < bytes.count && table[Int(bytes[index])] { index += 1 }
+            return index
         }
-        guard dot >= 0 else { return true }
-        return dot + 1 < bytes.count && NodeRouting.isValidNodeID(bytes: UnsafeBufferPointer(rebasing: bytes[..<dot]))
+        if first == bytes.count { return true }
+        guard bytes[first] == UInt8(ascii: ".") else { return false }
+        for c in bytes[(first + 1)...] where !base64URLByte(c) { return false }
+        return first + 1 < bytes.count && NodeRouting.isValidNodeID(bytes: UnsafeBufferPointer(rebasing: bytes[..<first]))
     }
+
+    /// `base64URLByte` for every byte value, read by `isWellFormedID`'s loop.
+    private static let base64URLBytes: [Bool] = (0...255).map { base64URLByte(UInt8($0)) }
 
     /// Whether `c` is a base64url character (RFC 4648 §5): `0-9`, `A-Z`, `a-z`, `-`, `_`, one
     /// bit each of two 64-bit masks (bytes 0–63, bytes 64–127).
