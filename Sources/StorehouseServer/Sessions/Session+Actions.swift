@@ -56,45 +56,18 @@ extension Session {
         lock.unlock()
     }
 
-    /// Keeps a refusal as its Idempotency-Key's first answer (API.md: a repeat "returns the first
-    /// answer again without applying anything"), so a retry of a refusal the client never got is
-    /// not applied on a later state where it would pass. Decided on a head not yet durable, the
-    /// entry is pending as a success's is: repeats wait for it, and a rollback drops it (the
-    /// request is decided again, its repeats get 503). True when kept.
+    /// Keeps a refusal as its Idempotency-Key's first answer, journaled by the next record
+    /// (`RefusalsToJournal.keep`). True when kept.
     private func keepRefusalLocked(_ submission: ActionSubmission, _ refusal: HTTPResponse, decidedOn: Int, durable: Bool) -> Bool {
-        guard let idem = submission.idempotency, refusal.body.count <= IdempotencyCache.maxRefusalBytes else { return false }
-        let now = context.now()
-        machine.ledger.insert(idem.key, .init(bodyHash: idem.bodyHash, firstVersion: decidedOn, lastVersion: decidedOn, minimal: submission.minimal,
-                                              createdAt: now, response: refusal, durable: durable, refusal: true))
-        if !context.log.completesInline {
-            refusalsToJournal.append(idem.key)
-            // Keys past the cache's capacity are evicted; their names need not wait either.
-            let capacity = machine.ledger.capacity
-            if refusalsToJournal.count > capacity { refusalsToJournal.removeFirst(refusalsToJournal.count - capacity) }
-        }
-        return true
-    }
-
-    /// The kept refusals the next record carries: every one still kept as a refusal. All of them,
-    /// as that record changes the state they were decided on (at most the cache's 1,000 keys of
-    /// 4 KiB). They leave `refusalsToJournal` once that record is durable.
-    private func refusalsToCarryLocked() -> (keys: [String], refusals: [RecordCoding.KeptRefusal]) {
-        var keys: [String] = [], refusals: [RecordCoding.KeptRefusal] = []
-        for key in refusalsToJournal {
-            guard let refusal = machine.ledger.entries[key]?.keptRefusal(key: key) else { continue }
-            keys.append(key)
-            refusals.append(refusal)
-        }
-        // Keys no longer kept as refusals (evicted, rolled back, used again) need not wait.
-        if keys.count < refusalsToJournal.count { refusalsToJournal = keys }
-        return (keys, refusals)
+        guard let idem = submission.idempotency else { return false }
+        return refusalsToJournal.keep(idem.key, bodyHash: idem.bodyHash, answer: refusal, decidedOn: decidedOn, minimal: submission.minimal,
+                                      now: context.now(), durable: durable, in: &machine.ledger)
     }
 
     /// Marks a kept refusal durable once the head it was decided on is; returns its waiting repeats.
     func refusalBecameDurableLocked(_ submission: ActionSubmission) -> [ReplyTo] {
-        guard let key = submission.idempotency?.key, let entry = machine.ledger.entries[key], entry.refusal, !entry.durable else { return [] }
-        machine.ledger.update(key) { $0.durable = true; $0.waiters = [] }
-        return entry.waiters.compactMap { waitingRepeats.removeValue(forKey: $0) }
+        guard let key = submission.idempotency?.key else { return [] }
+        return refusalsToJournal.decidedOnDurableHead(key, in: &machine.ledger).compactMap { waitingRepeats.removeValue(forKey: $0) }
     }
 
     /// Applies a request's actions (all or none) and sends its answer exactly once to `reply`:
@@ -189,12 +162,13 @@ extension Session {
         // made the versions durable and cut the window to them (`publishLocked`), so the charge
         // is what stays, not what the cut let go of until the next settlement.
         if !inline { settleBudgetLocked() }
-        let carried = inline || refusalsToJournal.isEmpty ? (keys: [], refusals: []) : refusalsToCarryLocked()
+        // Read off the ledger only when refusals wait (never in memory): the POST path does not copy it.
+        let carried = refusalsToJournal.isEmpty ? [] : refusalsToJournal.toCarry(in: machine.ledger)
         // Most actions emit no output: their requests build no list of them.
         let outputs = changes.contains { !$0.outputs.isEmpty } ? changes.flatMap { change in change.outputs.map { (change.version, $0) } } : []
         let pendingAppend = PendingAppend(request: request, first: first, last: last, outputs: outputs,
                                           idempotencyKey: mark?.key, answer: answer, effects: effects,
-                                          source: records[0].source, at: lastActionAt, reply: reply, carriedRefusals: carried.keys)
+                                          source: records[0].source, at: lastActionAt, reply: reply, carriedRefusals: carried)
         if inline {
             // Durable as applied: the feed reads the append where it is and answers it.
             feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: true, weight: weight), pending: consume pendingAppend, into: &after)
@@ -204,10 +178,11 @@ extension Session {
         }
         let pending = pendingAppend
         let appendEpoch = feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: false, weight: weight), into: &after).epoch
+        let refusals = carried.compactMap { machine.ledger.entries[$0]?.keptRefusal(key: $0) }
         let journalRecords = changes.enumerated().map { index, change in
             let isLast = index == changes.count - 1
             return (version: change.version,
-                    bytes: RecordCoding.journalRecord(change.action, mark: isLast ? mark : nil, refusals: isLast ? carried.refusals : []))
+                    bytes: RecordCoding.journalRecord(change.action, mark: isLast ? mark : nil, refusals: isLast ? refusals : []))
         }
         context.log.append(sessionID: id, records: journalRecords, committer: committer) { [self, pending] result in
             appendAnswered(result, epoch: appendEpoch, pending)
