@@ -122,4 +122,28 @@ final class HTTPHeadersTests: XCTestCase {
         few.remove("Origin")
         XCTAssertFalse("Origin".utf8.withContiguousStorageIfAvailable { few.mayContain($0) } ?? true, "a removed name is gone from it")
     }
+
+    /// A value is written over in place only when it is as long as the one there; the first field
+    /// of the name is the one written, and a copy of the headers keeps its own value.
+    func testRewriteValueWritesOnlyAValueOfTheSameLength() {
+        var h = HTTPHeaders()
+        h.add(static: "Content-Type", "application/json")
+        h.add(static: "ETag", "\"41\"")
+        h.add(static: "ETag", "\"7\"")
+        let copy = h
+        func rewrite(_ name: StaticString, _ value: String) -> Bool {
+            let bytes = Array(value.utf8)
+            return h.rewriteValue(static: name, count: bytes.count) { target in
+                for i in target.indices { target[i] = bytes[i] }
+            }
+        }
+        XCTAssertTrue(rewrite("etag", "\"42\""))
+        XCTAssertEqual(h.values("ETag"), ["\"42\"", "\"7\""])
+        XCTAssertEqual(copy.values("ETag"), ["\"41\"", "\"7\""])
+        XCTAssertFalse(rewrite("ETag", "\"100\""), "a longer value")
+        XCTAssertFalse(rewrite("ETag", "\"1"), "a shorter value")
+        XCTAssertFalse(rewrite("Vary", "Origin"), "an absent field")
+        XCTAssertEqual(h.map { "\($0.name): \($0.value)" }, ["Content-Type: application/json", "ETag: \"42\"", "ETag: \"7\""])
+        XCTAssertEqual(h["etag"], "\"42\"")
+    }
 }

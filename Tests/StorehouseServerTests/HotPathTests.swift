@@ -107,6 +107,7 @@ final class HotPathTests: XCTestCase {
         for version in [0, 7, 9, 10, 11, 99, 100, 101, 12, 9, 999_999, 1_000_000, 1_000_001] {
             let state = Array(#"{"count":\#(version * 3),"label":"\#(String(repeating: "x", count: version % 7))"}"#.utf8)
             let held = previous, heldText = previous.map { String(decoding: $0.body, as: UTF8.self) }
+            let heldTag = previous?.headers["ETag"]
             let (answer, stateRange) = JSONAnswer.state(version: version, reusing: &previous, expectedStateBytes: 16) { $0 += state }
             let fresh = JSONAnswer.state(version: version, state: state)
             XCTAssertEqual(String(decoding: answer.body, as: UTF8.self), String(decoding: fresh.body, as: UTF8.self), "version \(version)")
@@ -114,7 +115,9 @@ final class HotPathTests: XCTestCase {
             XCTAssertEqual(answer.headers["ETag"], "\"\(version)\"")
             XCTAssertEqual(answer.headers["Content-Type"], "application/json")
             XCTAssertEqual(answer.headers["Vary"], "Origin")
+            XCTAssertEqual(answer.headers.map { "\($0.name): \($0.value)" }, fresh.headers.map { "\($0.name): \($0.value)" }, "version \(version)")
             XCTAssertEqual(held.map { String(decoding: $0.body, as: UTF8.self) }, heldText, "version \(version)")
+            XCTAssertEqual(held?.headers["ETag"], heldTag, "version \(version)")
             previous = answer
         }
     }

@@ -25,6 +25,43 @@ extension HTTPHeaders {
         removeAll(keepingCapacity: true)
     }
 
+    /// Lets `write` write over the value of the first field named `name` (case-insensitive) in
+    /// place, when that value has `count` bytes: an answer rebuilt for every version whose fields
+    /// differ only in a number of the same width (a session head's `ETag`) writes those bytes
+    /// alone. False, and the headers unchanged, when there is no such field or its value's length
+    /// differs. `write` must write only what a field value may hold (RFC 9110 §5.5): an answer
+    /// whose fields were checked (`HTTPResponse.checkHeaders`) is not checked again.
+    ///
+    /// ```swift
+    /// var headers = HTTPHeaders()
+    /// headers.add(static: "ETag", "\"41\"")
+    /// headers.rewriteValue(static: "ETag", count: 4) { $0[2] = UInt8(ascii: "2") }  // true: "42"
+    /// ```
+    @inlinable @discardableResult
+    public mutating func rewriteValue(static name: StaticString, count: Int, _ write: (UnsafeMutableBufferPointer<UInt8>) -> Void) -> Bool {
+        guard name.hasPointerRepresentation else { return false }
+        let wanted = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        guard mayContain(wanted) else { return false }
+        // Found first, written after: the write copies fields shared with another value.
+        var at = -1
+        withFieldBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let (fieldName, fieldValue, next) = Self.field(in: bytes, at: offset)
+                if Self.equalsIgnoringCase(fieldName, wanted) {
+                    if fieldValue.count == count { at = start + next - count }
+                    return
+                }
+                offset = next
+            }
+        }
+        guard at >= 0 else { return false }
+        storage.withUnsafeMutableBufferPointer { bytes in
+            write(UnsafeMutableBufferPointer(start: bytes.baseAddress.unsafelyUnwrapped + at, count: count))
+        }
+        return true
+    }
+
     /// Whether a field named `name` (case-insensitive) has exactly the value `value`, for
     /// literals, without making or reading a `String`.
     ///

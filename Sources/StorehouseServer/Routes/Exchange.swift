@@ -47,14 +47,15 @@ final class Exchange: HTTPResponder, @unchecked Sendable {
         }
     }
 
-    func send(_ response: HTTPResponse) {
-        send(response, saysVary: response.headers.contains(static: "Vary", "Origin"))
+    func send(_ response: consuming HTTPResponse) {
+        let saysVary = response.headers.contains(static: "Vary", "Origin")
+        send(response, saysVary: saysVary)
     }
 
     /// Sends an answer whose builder knows whether it says `Vary: Origin` (every answer of
-    /// `JSONAnswer` and `Problem` does): its headers are not searched for it.
-    func send(_ response: HTTPResponse, saysVary: Bool) {
-        var response = response
+    /// `JSONAnswer` and `Problem` does): its headers are not searched for it. The answer is
+    /// taken, not copied: the CORS fields are added to it in place.
+    func send(_ response: consuming HTTPResponse, saysVary: Bool) {
         CORS.addHeaders(for: request, to: &response, saysVary: saysVary)
         // Counted before it leaves: the answer may be written to the socket inside `respond`,
         // and a client that has it must find it in /metrics.

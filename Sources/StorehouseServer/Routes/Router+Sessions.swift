@@ -184,12 +184,14 @@ extension Router {
 
     /// Sends what `read` read of the head: the state, the value at its pointer, or 404 when
     /// nothing is there; a 304 when its `If-None-Match` names the version.
-    static func send(_ answer: HeadAnswer, to read: HeadRead) {
-        switch answer.content {
+    static func send(_ answer: consuming HeadAnswer, to read: HeadRead) {
+        let version = answer.version
+        // Taken out of the answer, not copied: the state's answer is handed to the exchange.
+        switch (consume answer).content {
         case .state(let response):
-            sendUnlessNotModified(response, of: answer.version, read.ifNoneMatch, read.exchange)
+            sendUnlessNotModified(response, of: version, read.ifNoneMatch, read.exchange)
         case .value(let value?, let path):
-            sendUnlessNotModified(pointerAnswer(version: answer.version, path: path, value: value), of: answer.version, read.ifNoneMatch, read.exchange)
+            sendUnlessNotModified(pointerAnswer(version: version, path: path, value: value), of: version, read.ifNoneMatch, read.exchange)
         case .value(nil, let path):
             read.exchange.send(Problem(404, "path-not-found", "nothing is at '\(Problem.quote(path))' in the state"))
         }
@@ -198,7 +200,7 @@ extension Router {
     /// `answer`, or 304 when `If-None-Match` names the version it is of (RFC 9110 §13.1.2). Only
     /// what would otherwise be a 200 comes here (§13.2.1): a path or a version that is not there
     /// stays a 404. A version's state never changes, so a past version is as cacheable as the head.
-    private static func sendUnlessNotModified(_ answer: HTTPResponse, of version: Int, _ ifNoneMatch: [EntityTag]?, _ exchange: Exchange) {
+    private static func sendUnlessNotModified(_ answer: consuming HTTPResponse, of version: Int, _ ifNoneMatch: [EntityTag]?, _ exchange: Exchange) {
         // `answer` is a `JSONAnswer`'s, which says `Vary: Origin`; the 304 says it as the 200 would.
         guard let ifNoneMatch, EntityTag.ifNoneMatch(ifNoneMatch, version: version) else { return exchange.send(answer, saysVary: true) }
         var headers = HTTPHeaders()

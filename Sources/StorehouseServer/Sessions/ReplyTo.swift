@@ -19,8 +19,8 @@ enum ReplyTo: Sendable {
     /// A caller inside the process that is neither (a test that submits directly).
     case handler(ReplyHandler)
 
-    /// Sends `response` where this names; called without the session's lock.
-    func send(_ response: HTTPResponse, from session: Session) {
+    /// Sends `response` where this names, handing it over; called without the session's lock.
+    func send(_ response: consuming HTTPResponse, from session: Session) {
         switch self {
         // A session's answers are built by `JSONAnswer` and `Problem`, which say `Vary: Origin`.
         case .client(let exchange): exchange.send(response, saysVary: true)

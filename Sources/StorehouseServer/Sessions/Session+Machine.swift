@@ -14,18 +14,14 @@ enum AfterSettling {
     case end(HTTPStream, String)
 }
 
-/// An answer owed to a request once the lock is let go.
-struct OwedAnswer {
-    let reply: ReplyTo
-    let response: HTTPResponse
-}
-
-/// The steps owed after unlocking. The first answer is held apart from the list, so the one
-/// answer of a POST costs no allocation.
-struct Afterwards {
-    /// A struct, not a tuple: an optional tuple is copied and destroyed through its type's
-    /// metadata, a few hundred instructions per POST.
-    private var first: OwedAnswer?
+/// The steps owed after unlocking, sent once: not copyable.
+struct Afterwards: ~Copyable {
+    /// The first answer and where it goes, held apart from the list, so the one answer of a POST
+    /// costs no allocation. Two optionals, not one of a struct of both: that one is too large to
+    /// be set or destroyed in line, and goes through its type's metadata (~60 instructions
+    /// a POST to set, ~140 to send, `scripts/instructions-per-request.sh`).
+    private var firstReply: ReplyTo?
+    private var firstResponse: HTTPResponse?
     private var steps: [AfterSettling] = []
 
     mutating func add(_ step: AfterSettling) {
@@ -37,9 +33,10 @@ struct Afterwards {
     }
 
     /// `add(.answer(reply, response))`, without building the step first.
-    mutating func answer(_ reply: ReplyTo, _ response: HTTPResponse) {
-        if first == nil, steps.isEmpty {
-            first = OwedAnswer(reply: reply, response: response)
+    mutating func answer(_ reply: ReplyTo, _ response: consuming HTTPResponse) {
+        if firstReply == nil, steps.isEmpty {
+            firstReply = reply
+            firstResponse = response
         } else {
             steps.append(.answer(reply, response))
         }
@@ -48,7 +45,7 @@ struct Afterwards {
     /// Runs the steps in order, once; called without the lock. The first answer is taken out,
     /// not copied, to be sent.
     mutating func run(_ session: Session) {
-        if let first = first.take() { first.reply.send(first.response, from: session) }
+        if let reply = firstReply.take(), let response = firstResponse.take() { reply.send(response, from: session) }
         for step in steps {
             switch step {
             case .answer(let reply, let response): reply.send(response, from: session)

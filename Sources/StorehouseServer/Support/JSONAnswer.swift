@@ -35,6 +35,25 @@ enum JSONAnswer {
         }
     }
 
+    /// Writes the `ETag` value of `version` (not negative) over the one in `headers`, in place,
+    /// when it has as many digits; false, and `headers` as they were, otherwise.
+    static func rewritesEntityTag(_ version: Int, in headers: inout HTTPHeaders) -> Bool {
+        guard version >= 0 else { return false }
+        return headers.rewriteValue(static: etagName, count: decimalDigits(version) + 2) { value in
+            var v = version, at = value.count - 1
+            value[at] = UInt8(ascii: "\"")
+            repeat { at -= 1; value[at] = UInt8(48 + v % 10); v /= 10 } while at > 1
+            value[0] = UInt8(ascii: "\"")
+        }
+    }
+
+    /// How many decimal digits `value` (not negative) is written with.
+    private static func decimalDigits(_ value: Int) -> Int {
+        var digits = 1, rest = value / 10
+        while rest > 0 { digits += 1; rest /= 10 }
+        return digits
+    }
+
     private static let etagName: StaticString = "ETag"
 
     /// `"<version>"`, written by hand: string interpolation costs more than the rest of a small answer.
@@ -64,16 +83,20 @@ extension JSONAnswer {
     /// would make every answer of a small state a large-bin `malloc`, which consolidates glibc's
     /// fast bins, and a large state would grow by doubling.
     ///
-    /// `previous`, the head's answer this one replaces, lends its body and fields' storage: once
-    /// its answer is sent nothing else holds them, so a POST reuses both instead of freeing two
-    /// buffers and allocating two (~800 instructions, `scripts/instructions-per-request.sh`). Still
-    /// held (a kept idempotent answer, a GET being written), they are copied on write as usual; far
-    /// larger than needed, they go, so a state that shrank does not keep its largest buffer.
+    /// `previous`, the head's answer this one replaces (made by this function), lends its body and
+    /// fields' storage: once its answer is sent nothing else holds them, so a POST reuses both
+    /// instead of freeing two buffers and allocating two (~800 instructions,
+    /// `scripts/instructions-per-request.sh`). Still held (a kept idempotent answer, a GET being
+    /// written), they are copied on write as usual; far larger than needed, they go, so a state
+    /// that shrank does not keep its largest buffer. Its fields differ from this answer's only in
+    /// the ETag's digits: when they are as many, those alone are written (the fields rebuilt cost
+    /// ~400 instructions a POST).
     static func state(version: Int, reusing previous: inout HTTPResponse?, expectedStateBytes: Int,
                       encode: (inout [UInt8]) -> Void) -> (HTTPResponse, Range<Int>) {
         let capacity = 40 + expectedStateBytes + expectedStateBytes / 16
         var body: [UInt8] = []
         var headers = HTTPHeaders()
+        var fieldsWritten = false
         // Moved out, not copied: a copy would hold the buffers while they are cleared.
         if var old = previous.take() {
             swap(&body, &old.body)
@@ -83,7 +106,8 @@ extension JSONAnswer {
             } else if !keepsStatePrefix(&body, version: version) {
                 body.removeAll(keepingCapacity: true)
             }
-            headers.removeAllKeepingRoom()
+            fieldsWritten = rewritesEntityTag(version, in: &headers)
+            if !fieldsWritten { headers.removeAllKeepingRoom() }
         } else {
             headers = HTTPHeaders(reservingBytes: 140)
         }
@@ -93,7 +117,7 @@ extension JSONAnswer {
         encode(&body)
         let end = body.count
         body.append(UInt8(ascii: "}"))
-        addFields(etagVersion: version, to: &headers)
+        if !fieldsWritten { addFields(etagVersion: version, to: &headers) }
         // The head's answer is sent to every read of that version: its fields, made of constants
         // and the version's digits, are not looked at again at each send.
         var response = HTTPResponse(status: 200, headers: headers, body: body)
@@ -107,8 +131,7 @@ extension JSONAnswer {
     /// `body` as it was, when the digits' counts differ.
     private static func keepsStatePrefix(_ body: inout [UInt8], version: Int) -> Bool {
         let head: StaticString = #"{"version":"#, member: StaticString = #","state":"#
-        var digits = 1, rest = version / 10
-        while rest > 0 { digits += 1; rest /= 10 }
+        let digits = decimalDigits(version)
         let digitsStart = head.utf8CodeUnitCount, digitsEnd = digitsStart + digits, end = digitsEnd + member.utf8CodeUnitCount
         guard version >= 0, body.count > end else { return false }
         let kept = body.withUnsafeMutableBufferPointer { bytes in
