@@ -11,6 +11,10 @@
 # whole run. MODES="always batch never" adds the other policies to every round. Beside each run,
 # scripts/cpu-split.py samples the server's user and system CPU, printed per request at the end.
 # NETNS=1 runs everything in a fresh network namespace, loopback only (scripts/netns.sh says why).
+# BASELINE=path/to/storehouse runs that binary too, beside this tree's in every round and mode (as
+# `baseline-<mode>`, the two taking turns going first), so a change's before and after (req/s, user
+# CPU per request, and each round's ratio of the two) come from one run: e.g.
+# BASELINE=/work/wt/notes/storehouse-ba9ea38, a release build of the commit to compare with.
 # Installs wrk, redis-server and curl if missing. Output: stdout and bench-results/fsync-<time>.log.
 set -euo pipefail
 ROUNDS="${1:-5}"
@@ -29,6 +33,8 @@ need wrk wrk; need redis-server redis-server; need curl curl
 
 (cd "$ROOT" && swift build -c release --scratch-path "$SCRATCH" --product storehouse) >&2
 SERVER="$ROOT/$SCRATCH/release/storehouse"
+BASELINE="${BASELINE:-}"
+if [ -n "$BASELINE" ] && [ ! -x "$BASELINE" ]; then echo "BASELINE=$BASELINE is not an executable" >&2; exit 2; fi
 
 if [ -n "$BENCH_LOCK" ] && [ -z "${BENCH_FSYNC_LOCKED:-}" ]; then
   exec env BENCH_FSYNC_LOCKED=1 flock "$BENCH_LOCK" "$0" "$@"
@@ -42,17 +48,17 @@ trap stop EXIT
 wait_http() { for _ in $(seq 200); do curl -s -o /dev/null "http://127.0.0.1:$1/healthz" && return 0; sleep 0.05; done; echo "server on $1 did not start" >&2; return 1; }
 wait_redis() { for _ in $(seq 200); do redis-cli -p "$1" ping >/dev/null 2>&1 && return 0; sleep 0.05; done; echo "redis on $1 did not start" >&2; return 1; }
 
-storehouse_run() { # mode round
-  local dir port
+storehouse_run() { # mode round [name binary]
+  local dir port name="${3:-storehouse}" server="${4:-$SERVER}"
   dir=$(mktemp -d "$ROOT/bench-results/data.XXXXXX"); port=$(free_port)
-  "$SERVER" --data-dir "$dir" --fsync "$1" --port "$port" --access-log false 2>/dev/null & PID=$!
+  "$server" --data-dir "$dir" --fsync "$1" --port "$port" --access-log false 2>/dev/null & PID=$!
   wait_http "$port"
   # The split is sampled inside the timed run: after the set-up and the 1 s warm-up, 1.5 s before its end.
   python3 "$ROOT/scripts/cpu-split.py" "$PID" 2 "$(python3 -c "print(max(1.0, float('${DURATION%s}') - 1.5))")" > "$dir.cpu" &
   local split=$!
   DURATION="$DURATION" WARMUP=1s WORKLOADS=post python3 "$BENCH/cpu-account.py" --pid "$PID" -- \
-    "$BENCH/http-bench.sh" "http://127.0.0.1:$port" | grep -E '^(RESULT|NOISE)' | sed "s/^/storehouse-$1-r$2 /"
-  wait "$split"; sed "s/^/storehouse-$1-r$2 /" "$dir.cpu"
+    "$BENCH/http-bench.sh" "http://127.0.0.1:$port" | grep -E '^(RESULT|NOISE)' | sed "s/^/$name-$1-r$2 /"
+  wait "$split"; sed "s/^/$name-$1-r$2 /" "$dir.cpu"
   stop; rm -rf "$dir" "$dir.cpu"
 }
 
@@ -73,9 +79,15 @@ redis_run() { # round
 }
 
 {
-  echo "# bench-fsync $(date -u +%FT%TZ) netns=${BENCH_IN_NETNS:-0} $(nproc) cores, $(uname -r), data on $(df -T "$ROOT/bench-results" | awk 'NR==2{print $2}'), $ROUNDS rounds"
+  echo "# bench-fsync $(date -u +%FT%TZ) netns=${BENCH_IN_NETNS:-0} $(nproc) cores, $(uname -r), data on $(df -T "$ROOT/bench-results" | awk 'NR==2{print $2}'), $ROUNDS rounds${BASELINE:+, baseline $BASELINE}"
+  echo "# load: $(uptime)"
   for round in $(seq "$ROUNDS"); do
-    for mode in $MODES; do storehouse_run "$mode" "$round"; done
+    for mode in $MODES; do
+      # With a baseline the two take turns going first, so neither always runs on a warmer machine.
+      if [ -n "$BASELINE" ] && [ $((round % 2)) -eq 0 ]; then storehouse_run "$mode" "$round" baseline "$BASELINE"; fi
+      storehouse_run "$mode" "$round"
+      if [ -n "$BASELINE" ] && [ $((round % 2)) -eq 1 ]; then storehouse_run "$mode" "$round" baseline "$BASELINE"; fi
+    done
     redis_run "$round"
   done
 } 2>&1 | tee "$LOG"
@@ -98,6 +110,11 @@ for name, runs in sorted(rates.items()):
         if ratios:
             line += f"; ratio per round {', '.join(f'{x:.2f}' for x in ratios)}; median ratio {statistics.median(ratios):.2f}"
     print(line)
+for name, runs in sorted(rates.items()):
+    base = rates.get(name.replace('storehouse-', 'baseline-', 1), {}) if name.startswith('storehouse-') else {}
+    ratios = [runs[r] / base[r] for r in sorted(runs) if base.get(r)]
+    if ratios:
+        print(f"{name} over its baseline: ratio per round {', '.join(f'{x:.2f}' for x in ratios)}; median ratio {statistics.median(ratios):.2f}")
 print("== the server's CPU per request (µs, median over rounds; its cores in the timed run / req/s)")
 for name, runs in sorted(split.items()):
     per = [(u / rates[name][r] * 1e6, k / rates[name][r] * 1e6) for r, (u, k) in runs.items() if rates.get(name, {}).get(r)]

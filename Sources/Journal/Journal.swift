@@ -105,22 +105,33 @@ public final class Journal: Sendable {
         append(session: session, records: records, commitLater: commitLater, done: .typed(completion))
     }
 
-    /// ``append(session:records:commitLater:completion:)`` for a caller whose results carry
-    /// `any Error` (a `JournalError` when it fails): its closure is kept as it is given, with no
-    /// converting closure allocated around it per append.
+    /// ``append(session:records:commitLater:completion:)`` for a caller that hears every append's
+    /// outcome through one object (a session): it is retained per append, no closure allocated.
     ///
-    ///     journal.appendErasingError(session: "abc", records: [(version: 1, bytes: line)]) { result in
-    ///         if case .failure(let error) = result { print(error) }
-    ///     }
-    public func appendErasingError(session: String, records: [(version: Int, bytes: [UInt8])], commitLater: Bool = false,
-                                   completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
-        append(session: session, records: records, commitLater: commitLater, done: .erased(completion))
+    ///     journal.append(session: "abc", records: [(version: 1, bytes: line)], listener: session)
+    public func append(session: String, records: [(version: Int, bytes: [UInt8])], commitLater: Bool = false,
+                       listener: any JournalAppendListener) {
+        append(session: session, records: records, commitLater: commitLater, done: .listener(listener))
+    }
+
+    /// ``append(session:records:commitLater:listener:)`` of one record, with no array around it.
+    ///
+    ///     journal.append(session: "abc", record: (version: 1, bytes: line), listener: session)
+    public func append(session: String, record: (version: Int, bytes: [UInt8]), commitLater: Bool = false,
+                       listener: any JournalAppendListener) {
+        let done = JournalWriter.Done.listener(listener)
+        submit(.appendOne(id: session, record: record, done: done), commitLater: commitLater, done: done)
     }
 
     private func append(session: String, records: [(version: Int, bytes: [UInt8])], commitLater: Bool, done: JournalWriter.Done) {
+        submit(.append(id: session, records: records, done: done), commitLater: commitLater, done: done)
+    }
+
+    /// Queues an append (`done` is its completion).
+    private func submit(_ append: consuming JournalWriter.Op, commitLater: Bool, done: JournalWriter.Done) {
         // The id is checked by the writer, for an append it holds no session for (every session
         // it holds has a checked id): not once per append on the caller's thread.
-        if !writer.submit(.append(id: session, records: records, done: done), wake: !commitLater) {
+        if !writer.submit(append, wake: !commitLater) {
             // Answered once the writer has run its last completions, never before: an append of
             // this session still in flight is answered first, so the caller settles its versions in
             // order (settled first, this refusal rolled back an earlier append that became durable).
@@ -141,7 +152,17 @@ public final class Journal: Sendable {
     ///         if answered.count == 1 { journal.afterGroupCompletes { settle(answered) } }
     ///     }
     public func afterGroupCompletes(_ body: @escaping @Sendable () -> Void) {
-        if !writer.deferUntilGroupEnds(body) { body() }
+        if !writer.deferUntilGroupEnds(.body(body)) { body() }
+    }
+
+    /// ``afterGroupCompletes(_:)`` for a listener: its `groupCompleted()` runs then, with no
+    /// closure allocated per group.
+    ///
+    ///     func appendCompleted(_ result: Result<Void, JournalError>) {
+    ///         if answered.add(result) { journal.afterGroupCompletes(notify: self) }  // the first
+    ///     }
+    public func afterGroupCompletes(notify listener: any JournalAppendListener) {
+        if !writer.deferUntilGroupEnds(.listener(listener)) { listener.groupCompleted() }
     }
 
     /// Commits what was appended with `commitLater: true` as one group.

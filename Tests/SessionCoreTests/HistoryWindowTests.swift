@@ -220,4 +220,75 @@ final class HistoryWindowTests: XCTestCase {
         XCTAssertEqual(empty.keptStates.states.map(\.version), [10])
         XCTAssertNil(empty.history.firstVersion)
     }
+
+    /// Recovery replays the records after the snapshot in runs that end at the `keepEvery`
+    /// points and keeps the states there that the window can start from (`length` back from the
+    /// head, one interval's slack), weighed by their changes and cut to the kept states' budget
+    /// from the oldest; the head's is not among them (`restore` keeps it). Restored, every version
+    /// the window lists, `--history` of them, can be rebuilt.
+    func testRecoveryKeepsTheStatesTheLiveWindowWouldKeep() throws {
+        let live = try TestWindow(history: 20, keepEvery: 5)
+        try live.submit(7)
+        let base = (version: live.head, state: live.store.sharedState())
+        let records = (0..<53).map { _ in ActionRecord(type: "tally/add", payload: nil, at: 0, source: .client) }
+        func replay(budget: Int) throws -> (runs: [Range<Int>], changes: [Change], keptAlong: [(version: Int, state: SharedState, weight: Int)]) {
+            let store = try live.replay(ReplayPlan(base: base, entries: []))
+            var runs: [Range<Int>] = []
+            let replayed = try HistoryWindow.replayKeepingStates(records.count, after: base.version, length: 20, keepEvery: 5,
+                                                                 keptStateBudget: budget, state: { store.sharedState() }) { run in
+                runs.append(run)
+                return try store.replay(Array(records[run]))
+            }
+            XCTAssertEqual(store.version, 60)
+            return (runs, replayed.changes, replayed.keptAlong)
+        }
+
+        let all = try replay(budget: 1 << 30)
+        XCTAssertEqual(all.runs.first, 0..<3, "the first run ends at the first point after the base, 10")
+        XCTAssertEqual(all.runs.dropFirst().map(\.count), Array(repeating: 5, count: 10))
+        XCTAssertEqual(all.changes.map(\.version), Array(8...60))
+        XCTAssertEqual(all.keptAlong.map(\.version), [35, 40, 45, 50, 55], "the points from 60 - 20 - 5 on, not the head's")
+        for kept in all.keptAlong {
+            XCTAssertEqual(kept.state.jsonValue()["n"], .int(kept.version), "the state at \(kept.version)")
+        }
+        let weights = all.keptAlong.map { kept in
+            all.changes.filter { (kept.version - 4)...kept.version ~= $0.version }.reduce(0) { $0 + HistoryWindow.changeWeight($1.patch) }
+        }
+        XCTAssertEqual(all.keptAlong.map(\.weight), weights, "each weighs the changes since the one before")
+        let runWeight = weights.first ?? 0
+
+        let cut = try replay(budget: 2 * runWeight)
+        XCTAssertEqual(cut.keptAlong.map(\.version), [50, 55], "past the budget the oldest go")
+        let one = try replay(budget: 0)
+        XCTAssertEqual(one.keptAlong.map(\.version), [55], "the newest stays whatever the budget")
+
+        let head = try live.replay(ReplayPlan(base: base, entries: []))
+        _ = try head.replay(records)
+        var window = HistoryWindow(length: 20, keepEvery: 5, keptStateBudget: 1 << 30, version: 60, state: head.sharedState())
+        window.restore(all.changes, base: base, keptAlong: all.keptAlong, head: 60, headState: { head.sharedState() }, byteLimit: 64 << 20,
+                       rebuild: { try? live.replay($0).sharedState() })
+        window.trim(durable: 60, published: 60, byteLimit: 64 << 20)
+        let listed = (window.history.firstVersion ?? 61) - 1
+        XCTAssertLessThanOrEqual(listed, 40, "the window lists at least --history versions")
+        XCTAssertEqual(window.oldestVersion(head: 60), listed)
+        for version in listed...60 {
+            XCTAssertEqual(try live.replay(window.replayPlan(to: version, head: 60)).stateValue()["n"], .int(version), "version \(version)")
+        }
+    }
+
+    /// A stream resumes after a version when every change after it through the durable version
+    /// is still listed; never after a version no client was shown (past the durable one).
+    func testAStreamResumesOnlyAfterAVersionWhoseChangesAreAllListed() throws {
+        let host = try TestWindow(history: 20, keepEvery: 5)
+        XCTAssertTrue(host.window.canResume(after: 0, durable: 0), "nothing to send")
+        XCTAssertFalse(host.window.canResume(after: 1, durable: 0))
+        for _ in 1...60 { try host.submit(1) }
+        try host.submit(3, durable: false)
+        XCTAssertEqual(host.listed, 40...60)
+        XCTAssertTrue(host.window.canResume(after: 40, durable: 60), "41...60 listed")
+        XCTAssertFalse(host.window.canResume(after: 39, durable: 60), "40 left the ring")
+        XCTAssertTrue(host.window.canResume(after: 60, durable: 60))
+        XCTAssertFalse(host.window.canResume(after: 61, durable: 60), "applied, not durable: never shown")
+        XCTAssertFalse(host.window.canResume(after: -1, durable: 60))
+    }
 }

@@ -49,6 +49,28 @@ final class SnapshotScheduleTests: XCTestCase {
         }
     }
 
+    /// `isDue` says what `take` would, without taking; and a base not due says every earlier one
+    /// is not either, so a host asks with the latest base it could find before looking for one.
+    func testIsDueAnswersAsTakeWouldAndNeverForAnEarlierBaseThanOneNotDue() {
+        var schedule = SnapshotSchedule(every: 10, bytes: 500)
+        schedule.applied(weight: 300)
+        for dropped in [0, 499, 500, 900] {
+            for lastBytes in [0, 600, 601] {
+                var dueBefore = false
+                for base in 0...25 {
+                    let due = schedule.isDue(base: base, droppedBytes: dropped, byteLimit: 10_000, lastSnapshotBytes: lastBytes)
+                    var taking = schedule
+                    XCTAssertEqual(due, taking.take(base: base, droppedBytes: dropped, byteLimit: 10_000, lastSnapshotBytes: lastBytes),
+                                   "base \(base), dropped \(dropped), last snapshot \(lastBytes) bytes")
+                    XCTAssertFalse(dueBefore && !due, "due at \(base - 1), not at \(base)")
+                    dueBefore = due
+                }
+            }
+        }
+        XCTAssertTrue(schedule.isDue(base: 10, droppedBytes: 0, byteLimit: 10_000, lastSnapshotBytes: 0))
+        XCTAssertFalse(schedule.isDue(base: 9, droppedBytes: 0, byteLimit: 10_000, lastSnapshotBytes: 0))
+    }
+
     /// A session that grows by `growth` bytes of state and logs `weight` bytes per action: the
     /// snapshots' bytes stay within twice the bytes logged (plus the last state), at any size.
     func testSnapshotBytesAreAmortizedOverTheBytesLogged() {

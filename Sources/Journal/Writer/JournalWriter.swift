@@ -23,17 +23,16 @@ import SystemSupport
 final class JournalWriter: @unchecked Sendable {  // state below `queue` is touched only under `processLock`
     typealias Completion = @Sendable (Result<Void, JournalError>) -> Void
 
-    /// An append's completion as its caller gave it: a caller whose results are `any Error` (the
-    /// server's `SessionLog`) hands its closure over as it is, with no closure per append around
-    /// it to convert the error.
+    /// An append's completion as its caller gave it: a closure, or a listener object (a session)
+    /// that hears all of its appends, retained per append where a closure would be allocated.
     enum Done: Sendable {
         case typed(Completion)
-        case erased(@Sendable (Result<Void, any Error>) -> Void)
+        case listener(any JournalAppendListener)
 
         func callAsFunction(_ result: Result<Void, JournalError>) {
             switch self {
             case .typed(let done): done(result)
-            case .erased(let done): done(result.mapError { $0 })
+            case .listener(let listener): listener.appendCompleted(result)
             }
         }
     }
@@ -41,6 +40,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     enum Op: Sendable {
         case create(id: String, meta: [UInt8], done: Completion)
         case append(id: String, records: [(version: Int, bytes: [UInt8])], done: Done)
+        /// An append of one record, which needs no array.
+        case appendOne(id: String, record: (version: Int, bytes: [UInt8]), done: Done)
         case snapshot(id: String, version: Int, bytes: [UInt8])
         /// A snapshot whose temp file `writeSnapshotTemp` wrote and synced (`written`) on another
         /// thread: the group only renames it into place and compacts, then calls `done` with whether
@@ -58,6 +59,8 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         /// A parked session read back: its state again, its files as read (already on disk).
         case reopen(RecoveredFiles, done: @Sendable (Bool) -> Void)
         case deleteParked(id: String, segments: [Int], done: @Sendable () -> Void)
+        /// What `process` leaves where it moved an op out of its group: nothing to do.
+        case taken
 
         var isSnapshot: Bool {
             switch self {
@@ -94,7 +97,12 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     private let wake = DispatchSemaphore(value: 0)
 
     private let dirFD: Int32
-    private var sessions: [String: SessionState] = [:]
+    private var sessions: [String: SessionState] = [:] {
+        didSet { lastAppended = nil }  // a session added or removed: the next append looks it up
+    }
+    /// The session the last append went to: one appending again (the usual case under load, and
+    /// every append of a session alone) is found by comparing its id, not hashing it.
+    private var lastAppended: SessionState?
     private var dirDirty = false
     /// Written since the last full sync (batch/never): flush and close sync the file system once.
     private var writtenSinceFlush = false
@@ -143,11 +151,14 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     /// not woken for it: the caller promises to call `commit()` soon (an op queued behind a woken
     /// one still goes with that group).
     @discardableResult
-    func submit(_ op: Op, wake wakeWriter: Bool = true) -> Bool {
+    func submit(_ op: consuming Op, wake wakeWriter: Bool = true) -> Bool {
+        // Moved into the queue, not copied (a copy retains what the op holds, and the caller's
+        // releases it again), unless it is refused.
+        var op = Optional(op)
         let signal = queue.withLock { q -> Bool? in
             if q.closed { return nil }
-            if case .close = op { q.closed = true }
-            q.ops.append(op)
+            if case .close? = op { q.closed = true }
+            if let taken = op.take() { q.ops.append(taken) }
             if q.signaled || !wakeWriter { return false }
             q.signaled = true
             return true
@@ -218,23 +229,12 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
             }
             q.signaled = false
         }
-        defer {
-            if policy == .always {
-                // The group's last references to its requests (their completions hold the answers,
-                // the exchanges, the parsed requests) go on another thread: freeing them here is a
-                // quarter of this thread's instructions (callgrind, as scripts/instructions-per-request.sh
-                // runs it), on the path the next sync waits on.
-                let group = ops
-                ops = []
-                Self.reaper.async { withExtendedLifetime(group) {} }
-            } else {
-                spareOps = Self.emptied(&ops)
-            }
-        }
+        // `process` takes the ops out one by one: the storage is left empty for the next group.
+        defer { spareOps = Self.emptied(&ops) }
         guard !ops.isEmpty else { return true }
         threadID.withLock { $0 = pthread_self() }
         defer { threadID.withLock { $0 = nil } }
-        if process(ops) { return true }
+        if process(&ops) { return true }
         finished = true
         // A `close` committed by another thread: the writer thread must still wake up to end.
         wake.signal()
@@ -249,14 +249,28 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         case signal(@Sendable () -> Void)
     }
 
-    /// Work the group's completions asked to run once they have all run (`deferUntilGroupEnds`).
-    private var afterGroup: [@Sendable () -> Void] = []
+    /// Work deferred to the end of a group: a closure, or a listener's `groupCompleted()`, which
+    /// costs no allocation.
+    enum AfterGroup: Sendable {
+        case body(@Sendable () -> Void)
+        case listener(any JournalAppendListener)
 
-    /// From a completion: queues `body` to run on this thread once every completion of the group
+        func callAsFunction() {
+            switch self {
+            case .body(let body): body()
+            case .listener(let listener): listener.groupCompleted()
+            }
+        }
+    }
+
+    /// Work the group's completions asked to run once they have all run (`deferUntilGroupEnds`).
+    private var afterGroup: [AfterGroup] = []
+
+    /// From a completion: queues `work` to run on this thread once every completion of the group
     /// has run, and returns true. False anywhere else (the caller runs it then).
-    func deferUntilGroupEnds(_ body: @escaping @Sendable () -> Void) -> Bool {
+    func deferUntilGroupEnds(_ work: AfterGroup) -> Bool {
         guard isCurrentThread else { return false }
-        afterGroup.append(body)  // under `processLock`: only the processing thread gets here
+        afterGroup.append(work)  // under `processLock`: only the processing thread gets here
         return true
     }
 
@@ -272,15 +286,19 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
     }
 
     /// `afterGroup`'s other storage (see `runAfterGroup`); touched under `processLock`.
-    private var spareAfterGroup: [@Sendable () -> Void] = []
-
-    /// Where a group's ops are released under `always` (see `processQueued`).
-    private static let reaper = DispatchQueue(label: "journal-reaper", qos: .utility)
+    private var spareAfterGroup: [AfterGroup] = []
 
     /// Storage kept from one group for the next (see `processQueued`); touched under `processLock`.
     private var spareOps: [Op] = []
     private var spareTouched: [SessionState] = []
     private var spareCompletions: [Pending] = []
+
+    /// `op`, moved out, leaving `.taken` in its place.
+    private static func take(_ op: inout Op) -> Op {
+        var taken = Op.taken
+        swap(&taken, &op)
+        return taken
+    }
 
     /// `array`'s contents, leaving it empty (moved out, so the result is uniquely referenced).
     private static func taken<T>(_ array: inout [T]) -> [T] {
@@ -291,12 +309,18 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
 
     /// `array` emptied and moved out, keeping its storage unless a burst made it large.
     private static func emptied<T>(_ array: inout [T]) -> [T] {
-        array.removeAll(keepingCapacity: array.capacity <= 1_024)
+        if array.capacity > 1_024 {
+            array = []
+        } else {
+            // One by one from the end: `removeAll(keepingCapacity:)` goes through the general
+            // `replaceSubrange`, several times the cost for the few elements of a group.
+            while array.popLast() != nil {}
+        }
         return taken(&array)
     }
 
     /// Processes one group; false after `close`.
-    private func process(_ ops: [Op]) -> Bool {
+    private func process(_ ops: inout [Op]) -> Bool {
         counters.groups += 1
         var touched = Self.taken(&spareTouched)
         var completions = Self.taken(&spareCompletions)
@@ -322,8 +346,46 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
             }
         }
 
-        for op in ops {
+        /// An append's records into its session's share of the group, or its refusal.
+        func add<Records: RandomAccessCollection>(_ id: String, _ records: Records, _ done: Done)
+            where Records.Element == (version: Int, bytes: [UInt8]) {
+            guard let s = appendTarget(id) else {
+                // Sessions are held only under ids checked when they were created or read, so
+                // `Journal.append` leaves the check to an append that finds none.
+                let error: JournalError = FileNames.isValidSessionID(id) ? .unknownSession(id) : .invalidSessionID(id)
+                completions.append(.done(done, .failure(error)))
+                return
+            }
+            if let reason = s.failure {
+                completions.append(.done(done, .failure(.sessionFailed(id, reason: reason))))
+                return
+            }
+            // No record and no snapshot yet (a new session, or one whose first append was
+            // refused and undone): the meta record is version 0, so the first must be 1.
+            // Without the `?? 0` an append queued behind a refused first one was written
+            // after the gap, and the session never took an append again.
+            if let error = validate(records, after: s.pendingLastVersion ?? s.lastVersion ?? 0, session: id) {
+                completions.append(.done(done, .failure(error)))
+                return
+            }
+            for (i, r) in records.enumerated() {
+                Frame.append(kind: i == records.count - 1 ? .recordEnd : .recordMore, version: r.version, payload: r.bytes, to: &s.pending)
+            }
+            if let last = records.last { s.pendingLastVersion = last.version }
+            counters.appends += 1
+            counters.records += records.count
+            touch(s)
+            completions.append(.session(s, done))
+        }
+
+        for index in ops.indices {
+            // Moved out, not copied (a copy retains its id, records and completion, and releases
+            // them again): what an append holds that it no longer needs goes as the op ends.
+            let op = Self.take(&ops[index])
             switch op {
+            case .taken:
+                continue
+
             case .create(let id, let meta, let callback):
                 let done = Done.typed(callback)
                 if sessions[id] != nil {
@@ -349,33 +411,10 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
                 completions.append(.session(s, done))
 
             case .append(let id, let records, let done):
-                guard let s = sessions[id] else {
-                    // Sessions are held only under ids checked when they were created or read, so
-                    // `Journal.append` leaves the check to an append that finds none.
-                    let error: JournalError = FileNames.isValidSessionID(id) ? .unknownSession(id) : .invalidSessionID(id)
-                    completions.append(.done(done, .failure(error)))
-                    continue
-                }
-                if let reason = s.failure {
-                    completions.append(.done(done, .failure(.sessionFailed(id, reason: reason))))
-                    continue
-                }
-                // No record and no snapshot yet (a new session, or one whose first append was
-                // refused and undone): the meta record is version 0, so the first must be 1.
-                // Without the `?? 0` an append queued behind a refused first one was written
-                // after the gap, and the session never took an append again.
-                if let error = validate(records, after: s.pendingLastVersion ?? s.lastVersion ?? 0, session: id) {
-                    completions.append(.done(done, .failure(error)))
-                    continue
-                }
-                for (i, r) in records.enumerated() {
-                    Frame.append(kind: i == records.count - 1 ? .recordEnd : .recordMore, version: r.version, payload: r.bytes, to: &s.pending)
-                }
-                if let last = records.last { s.pendingLastVersion = last.version }
-                counters.appends += 1
-                counters.records += records.count
-                touch(s)
-                completions.append(.session(s, done))
+                add(id, records, done)
+
+            case .appendOne(let id, let record, let done):
+                add(id, CollectionOfOne(record), done)
 
             case .snapshot(let id, let version, let bytes):
                 if let s = sessions[id] { snapshots.append((s, version, bytes, nil)) } else { counters.snapshotFailures += 1 }
@@ -512,7 +551,15 @@ final class JournalWriter: @unchecked Sendable {  // state below `queue` is touc
         return true
     }
 
-    private func validate(_ records: [(version: Int, bytes: [UInt8])], after last: Int, session: String) -> JournalError? {
+    /// `sessions[id]`, through `lastAppended`.
+    private func appendTarget(_ id: String) -> SessionState? {
+        if let s = lastAppended, s.id == id { return s }
+        lastAppended = sessions[id]
+        return lastAppended
+    }
+
+    private func validate<Records: Collection>(_ records: Records, after last: Int, session: String) -> JournalError?
+        where Records.Element == (version: Int, bytes: [UInt8]) {
         guard let first = records.first else { return nil }
         if records.contains(where: { $0.bytes.count > Frame.maxBody - 9 }) {
             return .io(operation: "append", path: FileNames.segment(session, 0), errno: EFBIG)

@@ -32,32 +32,22 @@ extension HistoryWindow {
     /// The kept state a journal snapshot is taken at, once `durable` is: at or before the
     /// window's start, `length` versions back or later when large actions ended the window sooner.
     public func snapshotBase(durable: Int) -> Int? {
-        let windowStart = max(durable - length, (history.firstVersion ?? durable + 1) - 1)
-        return keptStates.nearest(atOrBefore: min(durable, windowStart))?.version
+        keptStates.nearest(atOrBefore: latestSnapshotBase(durable: durable))?.version
     }
 
-    /// Installs what recovery replayed: `changes` after the journal's `base`, and `keptAlong`,
-    /// states at versions between the base and the head kept on the way, in order. The host then
-    /// calls `trim` once its durable and published versions are known.
-    public mutating func restore(_ changes: [Change], base: (version: Int, state: SharedState),
-                                 keptAlong: [(version: Int, state: SharedState, weight: Int)], head: Int, headState: () -> SharedState,
-                                 byteLimit: Int, rebuild: (ReplayPlan) -> SharedState?) {
-        for change in changes { history.append(.init(version: change.version, record: change.action, patch: change.patch)) }
-        guard !changes.isEmpty else { return }
-        // The base the journal replayed from is what time travel replays from.
-        keptStates = KeptStates(byteBudget: keptStates.byteBudget)
-        keptStates.add(version: base.version, state: base.state, weight: 0)
-        // Past the byte budget the window starts later than the base: keep the state there
-        // (a replay of the records before it), so every version after it can be rebuilt.
-        if let start = history.versionToDropThrough(toFit: byteLimit), start > base.version, start < head,
-           let plan = try? replayPlan(to: start, head: head), let rebuilt = rebuild(plan) {
-            keptStates.add(version: start, state: rebuilt, weight: 0)
-        }
-        // After the states above (adding a state drops the newer ones), in order.
-        let newest = keptStates.states.last?.version ?? base.version
-        for kept in keptAlong where kept.version > newest && kept.version < head {
-            keptStates.add(version: kept.version, state: kept.state, weight: kept.weight)
-        }
-        keptStates.add(version: head, state: headState(), weight: 0)
+    /// The latest `snapshotBase(durable:)` can be, found in O(1): a host asks the snapshot
+    /// schedule with it first (`SnapshotSchedule.isDue`), and looks for the kept state only when due.
+    public func latestSnapshotBase(durable: Int) -> Int {
+        min(durable, max(durable - length, (history.firstVersion ?? durable + 1) - 1))
+    }
+
+    /// Whether a stream can resume after `version` (SSE `Last-Event-ID`): every change after it
+    /// through the `durable` version, the newest a client is shown, is still in the ring. A
+    /// version past the durable one is as unknown as one past the head.
+    public func canResume(after version: Int, durable: Int) -> Bool {
+        guard version >= 0, version <= durable else { return false }
+        if version == durable { return true }
+        guard let first = history.firstVersion else { return false }
+        return first <= version + 1
     }
 }

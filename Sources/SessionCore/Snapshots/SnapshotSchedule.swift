@@ -43,13 +43,19 @@ public struct SnapshotSchedule: Sendable, Equatable {
     /// of `byteLimit` bytes and the previous snapshot `lastSnapshotBytes` long; when it is, it is
     /// counted as taken.
     public mutating func take(base: Int, droppedBytes: Int, byteLimit: Int, lastSnapshotBytes: Int) -> Bool {
-        guard base > version,
-              base >= version + every || droppedBytes - droppedBytesAtSnapshot >= min(bytes, byteLimit),
-              bytesSince >= lastSnapshotBytes / Self.logShare else { return false }
+        guard isDue(base: base, droppedBytes: droppedBytes, byteLimit: byteLimit, lastSnapshotBytes: lastSnapshotBytes) else { return false }
         version = base
         droppedBytesAtSnapshot = droppedBytes
         bytesSince = 0
         return true
+    }
+
+    /// `take` without taking it. Never true for a base when it is false for a later one: a host
+    /// can ask with the latest base it could find, and look for the real one only when due.
+    public func isDue(base: Int, droppedBytes: Int, byteLimit: Int, lastSnapshotBytes: Int) -> Bool {
+        base > version
+            && (base >= version + every || droppedBytes - droppedBytesAtSnapshot >= min(bytes, byteLimit))
+            && bytesSince >= lastSnapshotBytes / Self.logShare
     }
 
     /// A snapshot at `version` reached the journal another way (recovery's base, an import).

@@ -24,7 +24,7 @@ extension Session {
         var bytes = EventFrames.retry
         var resumedThrough: Int?
         // Clients are only ever shown durable versions: one past them is as unknown as one past the head.
-        if let after = resumeAfter, canResumeLocked(after: after, head: durableVersion) {
+        if let after = resumeAfter, window.canResume(after: after, durable: durableVersion) {
             var replay: [UInt8] = []
             if after < durableVersion {
                 for entry in history.entries((after + 1)...durableVersion) {
@@ -58,14 +58,6 @@ extension Session {
             stream.finish()
         }
         return true
-    }
-
-    /// Resuming needs every change after `after` still in history, and `after` not ahead of the head.
-    private func canResumeLocked(after: Int, head: Int) -> Bool {
-        guard after >= 0, after <= head else { return false }
-        if after >= durableVersion { return true }
-        guard let first = history.firstVersion else { return false }
-        return first <= after + 1
     }
 
     func unsubscribe(_ id: SubscriberID) {

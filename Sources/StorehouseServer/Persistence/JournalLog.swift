@@ -20,19 +20,26 @@ struct JournalLog: SessionLog {
     }
 
     func append(sessionID: String, records: [(version: Int, bytes: [UInt8])], committer: Committer,
-                completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
-        // An event loop's append waits for that loop's commit at the end of its iteration, one
-        // group for everything the iteration appended; any other waits for no one: the journal's
-        // writer thread is woken for it at once. The journal never runs `completion` inside
-        // `append` (the caller holds the session's lock), so every completion runs as it comes and
-        // the order the journal promises per session is kept.
-        var later = false
-        if case .eventLoop(let loop) = committer { later = loops.markPending(loop) }
-        journal.appendErasingError(session: sessionID, records: records, commitLater: later, completion: completion)
+                listener: any JournalAppendListener) {
+        journal.append(session: sessionID, records: records, commitLater: commitsLater(committer), listener: listener)
     }
 
-    func afterCompletions(_ body: @escaping @Sendable () -> Void) {
-        journal.afterGroupCompletes(body)
+    func append(sessionID: String, record: (version: Int, bytes: [UInt8]), committer: Committer, listener: any JournalAppendListener) {
+        journal.append(session: sessionID, record: record, commitLater: commitsLater(committer), listener: listener)
+    }
+
+    /// Whether an append by `committer` waits for a loop's commit. An event loop's append waits
+    /// for that loop's commit at the end of its iteration, one group for everything the iteration
+    /// appended; any other waits for no one: the journal's writer thread is woken for it at once.
+    /// The journal never calls the listener inside `append` (the caller holds the session's lock),
+    /// so every outcome is heard as it comes and the order the journal promises per session is kept.
+    private func commitsLater(_ committer: Committer) -> Bool {
+        guard case .eventLoop(let loop) = committer else { return false }
+        return loops.markPending(loop)
+    }
+
+    func afterCompletions(notify listener: any JournalAppendListener) {
+        journal.afterGroupCompletes(notify: listener)
     }
 
     func commit(loop: Int) {

@@ -182,8 +182,7 @@ enum Recovery {
         var records: [ActionRecord] = imported
         if !journaled.isEmpty { records.reserveCapacity(imported.count + journaled.count) }
         // The keys the records set, in the order they were set live (the cache evicts by it): the
-        // refusals a record carries were kept before its request's mark. A refusal two appends in
-        // flight both carried, or a snapshot and a record, is the same entry: it keeps its first place.
+        // refusals a record carries were kept before its request's mark (`RefusalsToJournal.recover`).
         var keys: [(key: String, entry: IdempotencyCache.Entry)] = []
         for (offset, record) in journaled.enumerated() {
             guard record.version == version + imported.count + offset + 1 else {
@@ -197,37 +196,17 @@ enum Recovery {
                                              minimal: mark.minimal, createdAt: action.at, response: nil, durable: true)))
             }
         }
-        // Applied in runs that end at `keepEvery` points, whose states are kept as they would
-        // have been live: without them, once the records outnumber `--history`, the window starts
-        // after the base and none of its versions but the head could be rebuilt.
-        var changes: [Change] = []
-        var keptAlong: [(version: Int, state: SharedState, weight: Int)] = []
-        var keptWeight = 0
-        let head = version + records.count
-        var start = 0
-        while start < records.count {
-            let point = ((version + start) / context.keepEvery + 1) * context.keepEvery
-            let end = min(records.count, point - version)
-            let run = try store.replay(Array(records[start..<end]))
-            changes += run
+        // Replayed in runs that end at the states the window keeps, as they would have been kept live.
+        let (changes, keptAlong) = try HistoryWindow.replayKeepingStates(
+            records.count, after: version, length: context.history, keepEvery: context.keepEvery, keptStateBudget: context.keptStateBudget,
+            state: { store.sharedState() }
+        ) { run in
+            let changes = try store.replay(Array(records[run]))
             for effect in store.takePendingEffects() { if let id = effect.id { replayedEffects[id] = effect } }
-            // Only points the window (`--history` back from the head) can start from are kept,
-            // and no more of them than the kept states' budget holds (the session keeps no more).
-            if end < records.count, point >= head - context.history - context.keepEvery {
-                // As the live session weighs them: the actions since the state before.
-                let weight = run.reduce(0) { $0 + HistoryWindow.changeWeight($1.patch) }
-                keptAlong.append((point, store.sharedState(), weight))
-                keptWeight += weight
-                while keptWeight > context.keptStateBudget, keptAlong.count > 1 { keptWeight -= keptAlong.removeFirst().weight }
-            }
-            start = end
+            return changes
         }
         if let last = records.last { updatedAt = max(updatedAt, last.at) }
-        for (key, entry) in keys {
-            if entry.refusal, let kept = idempotency.entries[key], kept.refusal,
-               kept.firstVersion == entry.firstVersion, kept.createdAt == entry.createdAt { continue }
-            idempotency.insert(key, entry)
-        }
+        for (key, entry) in keys { RefusalsToJournal.recover(key, entry, into: &idempotency) }
         let session = Session(id: meta.id, kind: kind, tokenHash: meta.tokenHash, createdAt: meta.createdAt, store: store, context: context,
                               forkedFrom: meta.forkedFrom, ttlSeconds: meta.ttlSeconds)
         // The clock goes on from the last action or the last request before the restart, whichever

@@ -12,14 +12,17 @@ protocol SessionLog: Sendable {
     /// Makes the session's metadata durable; `completion` may run on another thread. No I/O thread
     /// waits for the disk: the creating request is answered from the completion.
     func create(sessionID: String, meta: [UInt8], completion: @escaping @Sendable (Result<Void, any Error>) -> Void)
-    /// `committer` says who makes the append part of a group (`Committer`). `completion` never
-    /// runs inside this call (unless `completesInline`, when it is not called): on the journal's
-    /// thread, or (without a sync to wait for) on the committing loop inside its `commit(loop:)`.
+    /// `committer` says who makes the append part of a group (`Committer`). `listener` hears the
+    /// outcome (the session: retained, where a closure would be allocated per append), in append
+    /// order, never inside this call (unless `completesInline`, when it is not called): on the
+    /// journal's thread, or (without a sync to wait for) on the committing loop inside its `commit(loop:)`.
     func append(sessionID: String, records: [(version: Int, bytes: [UInt8])], committer: Committer,
-                completion: @escaping @Sendable (Result<Void, any Error>) -> Void)
-    /// From an append's completion: runs `body` on the same thread once the completions the log
-    /// is running now (the journal's group) have all run. Elsewhere, at once.
-    func afterCompletions(_ body: @escaping @Sendable () -> Void)
+                listener: any JournalAppendListener)
+    /// `append(sessionID:records:committer:listener:)` of one record, with no array around it.
+    func append(sessionID: String, record: (version: Int, bytes: [UInt8]), committer: Committer, listener: any JournalAppendListener)
+    /// From an append's completion: calls `listener.groupCompleted()` on the same thread once the
+    /// completions the log is running now (the journal's group) have all run. Elsewhere, at once.
+    func afterCompletions(notify listener: any JournalAppendListener)
     /// Commits the appends made with `.eventLoop(loop)` since the loop's last call as one group;
     /// called on event loop `loop` as the last step of each iteration, before it waits for more
     /// work. Never waits for a sync: under `--fsync always` the journal's thread syncs and
@@ -49,7 +52,10 @@ protocol SessionLog: Sendable {
 }
 
 extension SessionLog {
-    func afterCompletions(_ body: @escaping @Sendable () -> Void) { body() }
+    func afterCompletions(notify listener: any JournalAppendListener) { listener.groupCompleted() }
+    func append(sessionID: String, record: (version: Int, bytes: [UInt8]), committer: Committer, listener: any JournalAppendListener) {
+        append(sessionID: sessionID, records: [record], committer: committer, listener: listener)
+    }
     func flush() {}
     func load(sessionID: String) -> Result<RecoveredSession, any Error> { .failure(JournalError.unknownSession(sessionID)) }
     func park(sessionIDs: [String]) -> [ParkedSession?] { sessionIDs.map { _ in nil } }
@@ -66,7 +72,7 @@ struct MemoryLog: SessionLog {
         completion(.success(()))
     }
     func append(sessionID: String, records: [(version: Int, bytes: [UInt8])], committer: Committer,
-                completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {}
+                listener: any JournalAppendListener) {}
     func commit(loop: Int) {}
     func snapshot(sessionID: String, version: Int, bytes: [UInt8]) -> Bool { true }
     func delete(sessionID: String, completion: @escaping @Sendable () -> Void) { completion() }

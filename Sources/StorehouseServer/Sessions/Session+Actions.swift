@@ -1,5 +1,6 @@
 import Foundation
 import HTTPEngine
+import Journal
 import SessionCore
 import StoreCore
 
@@ -31,12 +32,8 @@ struct PendingAppend: Sendable {
     var carriedRefusals: [String] = []
 }
 
-/// An append the journal answered, waiting to be settled with the rest of its group.
-struct AnsweredAppend: Sendable {
-    let result: Result<Void, any Error>
-    let epoch: Int
-    let pending: PendingAppend
-}
+/// The journal answers a session's appends to the session itself (`appendCompleted`, `groupCompleted`).
+extension Session: JournalAppendListener {}
 
 extension Session {
     /// A refusal decided on the head (412, 409), answered once that head is durable: decided on
@@ -56,45 +53,18 @@ extension Session {
         lock.unlock()
     }
 
-    /// Keeps a refusal as its Idempotency-Key's first answer (API.md: a repeat "returns the first
-    /// answer again without applying anything"), so a retry of a refusal the client never got is
-    /// not applied on a later state where it would pass. Decided on a head not yet durable, the
-    /// entry is pending as a success's is: repeats wait for it, and a rollback drops it (the
-    /// request is decided again, its repeats get 503). True when kept.
+    /// Keeps a refusal as its Idempotency-Key's first answer, journaled by the next record
+    /// (`RefusalsToJournal.keep`). True when kept.
     private func keepRefusalLocked(_ submission: ActionSubmission, _ refusal: HTTPResponse, decidedOn: Int, durable: Bool) -> Bool {
-        guard let idem = submission.idempotency, refusal.body.count <= IdempotencyCache.maxRefusalBytes else { return false }
-        let now = context.now()
-        machine.ledger.insert(idem.key, .init(bodyHash: idem.bodyHash, firstVersion: decidedOn, lastVersion: decidedOn, minimal: submission.minimal,
-                                              createdAt: now, response: refusal, durable: durable, refusal: true))
-        if !context.log.completesInline {
-            refusalsToJournal.append(idem.key)
-            // Keys past the cache's capacity are evicted; their names need not wait either.
-            let capacity = machine.ledger.capacity
-            if refusalsToJournal.count > capacity { refusalsToJournal.removeFirst(refusalsToJournal.count - capacity) }
-        }
-        return true
-    }
-
-    /// The kept refusals the next record carries: every one still kept as a refusal. All of them,
-    /// as that record changes the state they were decided on (at most the cache's 1,000 keys of
-    /// 4 KiB). They leave `refusalsToJournal` once that record is durable.
-    private func refusalsToCarryLocked() -> (keys: [String], refusals: [RecordCoding.KeptRefusal]) {
-        var keys: [String] = [], refusals: [RecordCoding.KeptRefusal] = []
-        for key in refusalsToJournal {
-            guard let refusal = machine.ledger.entries[key]?.keptRefusal(key: key) else { continue }
-            keys.append(key)
-            refusals.append(refusal)
-        }
-        // Keys no longer kept as refusals (evicted, rolled back, used again) need not wait.
-        if keys.count < refusalsToJournal.count { refusalsToJournal = keys }
-        return (keys, refusals)
+        guard let idem = submission.idempotency else { return false }
+        return refusalsToJournal.keep(idem.key, bodyHash: idem.bodyHash, answer: refusal, decidedOn: decidedOn, minimal: submission.minimal,
+                                      now: context.now(), durable: durable, in: &machine.ledger)
     }
 
     /// Marks a kept refusal durable once the head it was decided on is; returns its waiting repeats.
     func refusalBecameDurableLocked(_ submission: ActionSubmission) -> [ReplyTo] {
-        guard let key = submission.idempotency?.key, let entry = machine.ledger.entries[key], entry.refusal, !entry.durable else { return [] }
-        machine.ledger.update(key) { $0.durable = true; $0.waiters = [] }
-        return entry.waiters.compactMap { waitingRepeats.removeValue(forKey: $0) }
+        guard let key = submission.idempotency?.key else { return [] }
+        return refusalsToJournal.decidedOnDurableHead(key, in: &machine.ledger).compactMap { waitingRepeats.removeValue(forKey: $0) }
     }
 
     /// Applies a request's actions (all or none) and sends its answer exactly once to `reply`:
@@ -189,12 +159,13 @@ extension Session {
         // made the versions durable and cut the window to them (`publishLocked`), so the charge
         // is what stays, not what the cut let go of until the next settlement.
         if !inline { settleBudgetLocked() }
-        let carried = inline || refusalsToJournal.isEmpty ? (keys: [], refusals: []) : refusalsToCarryLocked()
+        // Read off the ledger only when refusals wait (never in memory): the POST path does not copy it.
+        let carried = refusalsToJournal.isEmpty ? [] : refusalsToJournal.toCarry(in: machine.ledger)
         // Most actions emit no output: their requests build no list of them.
         let outputs = changes.contains { !$0.outputs.isEmpty } ? changes.flatMap { change in change.outputs.map { (change.version, $0) } } : []
         let pendingAppend = PendingAppend(request: request, first: first, last: last, outputs: outputs,
                                           idempotencyKey: mark?.key, answer: answer, effects: effects,
-                                          source: records[0].source, at: lastActionAt, reply: reply, carriedRefusals: carried.keys)
+                                          source: records[0].source, at: lastActionAt, reply: reply, carriedRefusals: carried)
         if inline {
             // Durable as applied: the feed reads the append where it is and answers it.
             feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: true, weight: weight), pending: consume pendingAppend, into: &after)
@@ -202,47 +173,62 @@ extension Session {
             lock.unlock()
             return after.run(self)
         }
-        let pending = pendingAppend
         let appendEpoch = feedLocked(.applied(request, versions: first...last, key: mark?.key, inline: false, weight: weight), into: &after).epoch
-        let journalRecords = changes.enumerated().map { index, change in
-            let isLast = index == changes.count - 1
-            return (version: change.version,
-                    bytes: RecordCoding.journalRecord(change.action, mark: isLast ? mark : nil, refusals: isLast ? carried.refusals : []))
-        }
-        context.log.append(sessionID: id, records: journalRecords, committer: committer) { [self, pending] result in
-            appendAnswered(result, epoch: appendEpoch, pending)
+        // Under the lock, as the append: the journal answers in this order (`appendCompleted`).
+        appendsInFlight.append(consume pendingAppend, epoch: appendEpoch)
+        let refusals = carried.compactMap { machine.ledger.entries[$0]?.keptRefusal(key: $0) }
+        if changes.count == 1 {
+            // The usual POST: one record, handed over with no array around it.
+            let record = RecordCoding.journalRecord(changes[0].action, mark: mark, refusals: refusals)
+            context.log.append(sessionID: id, record: (changes[0].version, record), committer: committer, listener: self)
+        } else {
+            let journalRecords = changes.enumerated().map { index, change in
+                let isLast = index == changes.count - 1
+                return (version: change.version,
+                        bytes: RecordCoding.journalRecord(change.action, mark: isLast ? mark : nil, refusals: isLast ? refusals : []))
+            }
+            context.log.append(sessionID: id, records: journalRecords, committer: committer, listener: self)
         }
         lock.unlock()
     }
 
-    /// The journal's word on one append; runs on the journal's thread, in version order. The
-    /// answers of one group are settled together once the group's completions have all run:
-    /// one lock per session and group, not one per append: taken once per append, the lock would
-    /// meet the loops applying the next requests, and the journal's thread would sleep on it on
-    /// the path every answer waits on (`bash scripts/bench-fsync.sh` measures that path).
-    private func appendAnswered(_ result: Result<Void, any Error>, epoch appendEpoch: Int, _ pending: PendingAppend) {
-        let first = answeredAppends.withLock { list -> Bool in
-            list.append(AnsweredAppend(result: result, epoch: appendEpoch, pending: pending))
-            return list.count == 1
-        }
-        if first { context.log.afterCompletions { [self] in settleAnsweredAppends() } }
+    /// The journal's word on the oldest append in flight; runs on the journal's thread, in version
+    /// order. The answers of one group are settled together once the group's completions have all
+    /// run: one lock per session and group, not one per append: taken once per append, the lock
+    /// would meet the loops applying the next requests, and the journal's thread would sleep on it
+    /// on the path every answer waits on (`bash scripts/bench-fsync.sh` measures that path).
+    func appendCompleted(_ result: Result<Void, JournalError>) {
+        if answeredAppends.withLock({ $0.add(result) }) { context.log.afterCompletions(notify: self) }
     }
+
+    /// The group that answered ends: settles its answers (`settleAnsweredAppends`).
+    func groupCompleted() { settleAnsweredAppends() }
 
     /// Settles the answered appends in version order under one lock, then answers them.
     private func settleAnsweredAppends() {
-        let answered = answeredAppends.withLock { list -> [AnsweredAppend] in
-            defer { list = [] }
-            return list
+        let answered = answeredAppends.withLock { answers -> AppendAnswers in
+            defer { answers = AppendAnswers() }
+            return answers
         }
-        guard !answered.isEmpty else { return }
+        guard answered.count > 0 else { return }
         var after = Afterwards()
         lock.lock()
         var anyDurable = false
-        for append in answered { anyDurable = settleLocked(append, into: &after) || anyDurable }
+        var pending: PendingAppend?
+        for result in answered.results {
+            guard let epoch = appendsInFlight.takeOldest(into: &pending) else { break }
+            anyDurable = settleLocked(result, &pending, epoch: epoch, into: &after) || anyDurable
+            pending = nil
+        }
         // One snapshot at a time: the next is not even considered while one is being written.
         if anyDurable, !journalSnapshotWriting.load(ordering: .acquiring) {
-            feedLocked(.snapshotBase(window.snapshotBase(durable: durableVersion), droppedBytes: window.history.droppedBytes, byteLimit: historyByteLimitLocked,
-                                     lastSnapshotBytes: journalSnapshotBytes.load(ordering: .relaxed)), into: &after)
+            let (dropped, limit, lastBytes) = (window.history.droppedBytes, historyByteLimitLocked, journalSnapshotBytes.load(ordering: .relaxed))
+            // Asked first of the latest base there could be: most groups make no snapshot due.
+            if machine.snapshots.isDue(base: window.latestSnapshotBase(durable: durableVersion), droppedBytes: dropped, byteLimit: limit,
+                                       lastSnapshotBytes: lastBytes) {
+                feedLocked(.snapshotBase(window.snapshotBase(durable: durableVersion), droppedBytes: dropped, byteLimit: limit,
+                                         lastSnapshotBytes: lastBytes), into: &after)
+            }
         }
         lock.unlock()
         after.run(self)
@@ -250,14 +236,18 @@ extension Session {
 
     /// One append's outcome, fed to the machine; what it owes the clients goes to `after`, to
     /// run once the lock is let go, in the order a client would see it. True when it became durable.
-    private func settleLocked(_ append: AnsweredAppend, into after: inout Afterwards) -> Bool {
+    private func settleLocked(_ result: Result<Void, JournalError>, _ pending: inout PendingAppend?, epoch: Int,
+                              into after: inout Afterwards) -> Bool {
+        // Read in place (`pending?.…` of an `inout`): binding the append would copy it.
+        guard let request = pending?.request, let first = pending?.first, let last = pending?.last else { return false }
         let durableBefore = durableVersion
         var succeeded = false
-        if case .success = append.result { succeeded = true }
-        let (request, versions, key) = (append.pending.request, append.pending.first...append.pending.last, append.pending.idempotencyKey)
-        let rolledBack = feedLocked(.appendAnswered(request, versions: versions, key: key, epoch: append.epoch, durable: succeeded, head: store.version),
-                                    pending: append.pending, into: &after).rolledBack
-        if rolledBack, case .failure(let error) = append.result {
+        if case .success = result { succeeded = true }
+        let versions = first...last
+        let key = pending?.idempotencyKey
+        let rolledBack = feedLocked(.appendAnswered(request, versions: versions, key: key, epoch: epoch, durable: succeeded, head: store.version),
+                                    pending: pending, into: &after).rolledBack
+        if rolledBack, case .failure(let error) = result {
             after.add(.log("session \(id): journal refused versions \(versions.lowerBound)...\(versions.upperBound): \(error); rolled back to \(durableBefore)"))
         }
         return durableVersion > durableBefore

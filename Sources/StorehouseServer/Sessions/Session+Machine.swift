@@ -171,12 +171,7 @@ extension Session {
 
     /// `append`'s versions through `version` are durable (`.madeDurable`): publishes them, counts them.
     private func madeDurableLocked(_ append: borrowing PendingAppend, through version: Int, into after: inout Afterwards) {
-        if !append.carriedRefusals.isEmpty {
-            // A set: with the cache's 1,000 refusals pending, a list's `contains` made this a
-            // million comparisons under the session's lock.
-            let carried = Set(append.carriedRefusals)
-            refusalsToJournal.removeAll(where: carried.contains)
-        }
+        if !append.carriedRefusals.isEmpty { refusalsToJournal.carrierDurable(append.carriedRefusals) }
         publishLocked(through: version, outputs: append.outputs, into: &after)
         updatedAt = max(updatedAt, append.at)
         lifetime.touch(append.at)  // an applied action, an effect's included, restarts the idle clock

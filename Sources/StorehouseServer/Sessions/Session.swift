@@ -90,12 +90,14 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
     /// lookup (`SessionRegistry.markUsed`).
     let unlisted = Atomic<Bool>(false)
     let effectsRunning = Atomic<Int>(0)
-    /// Appends the journal answered in the group it is completing, settled together at the
+    /// The journal's answers to the appends in flight, oldest first, settled together at the
     /// group's end (`settleAnsweredAppends`); its own lock, not the session's.
-    let answeredAppends = Mutex<[AnsweredAppend]>([])
-    /// Keys of refusals kept since the last durable record, oldest first: the next journaled
-    /// action carries them (`RecordCoding.KeptRefusal`). Empty in memory.
-    var refusalsToJournal: [String] = []
+    let answeredAppends = Mutex(AppendAnswers())
+    /// The appends the answers are about, oldest first (`AppendsInFlight`).
+    var appendsInFlight = AppendsInFlight()
+    /// The refusals kept since the last durable record: the next journaled action carries them
+    /// (`RecordCoding.KeptRefusal`). None in memory.
+    var refusalsToJournal: RefusalsToJournal
     var deleted: Bool { machine.deleted }
     /// The reason the streams' `end` event gives when the session is deleted (`markDeleted`).
     var endReason = "deleted"
@@ -153,6 +155,7 @@ final class Session: @unchecked Sendable {  // every `var` below is read and wri
         updatedAt = createdAt
         window = HistoryWindow(length: context.history, keepEvery: context.keepEvery, keptStateBudget: context.keptStateBudget,
                                version: store.version, state: store.sharedState())
+        refusalsToJournal = RefusalsToJournal(journaled: !context.log.completesInline)
         machine = SessionMachine(version: store.version, ledger: IdempotencyCache(answerBudget: context.idempotencyAnswerBudget),
                                  snapshots: SnapshotSchedule(every: context.snapshotEvery, bytes: context.snapshotBytes))
     }

@@ -1,4 +1,6 @@
 import Foundation
+import Glibc
+import Journal
 import Synchronization
 @testable import StorehouseServer
 
@@ -6,7 +8,7 @@ import Synchronization
 /// the head then runs ahead of what is durable for as long as the test likes.
 final class HeldLog: SessionLog, @unchecked Sendable {  // `held` is only touched under `lock`
     private let lock = NSLock()
-    private var held: [@Sendable (Result<Void, any Error>) -> Void] = []
+    private var held: [any JournalAppendListener] = []
 
     /// Signaled once per append that arrives.
     let appended = DispatchSemaphore(value: 0)
@@ -18,22 +20,22 @@ final class HeldLog: SessionLog, @unchecked Sendable {  // `held` is only touche
     }
 
     func append(sessionID: String, records: [(version: Int, bytes: [UInt8])], committer: Committer,
-                completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
-        lock.withLock { held.append(completion) }
+                listener: any JournalAppendListener) {
+        lock.withLock { held.append(listener) }
         appended.signal()
     }
 
     /// Makes every held append durable, in order, on the calling thread.
     func release() {
-        for completion in takeHeld() { completion(.success(())) }
+        for listener in takeHeld() { listener.appendCompleted(.success(())) }
     }
 
     /// Refuses every held append, as a journal whose disk failed.
     func fail() {
-        for completion in takeHeld() { completion(.failure(CocoaError(.fileWriteUnknown))) }
+        for listener in takeHeld() { listener.appendCompleted(.failure(.io(operation: "fdatasync", path: "held", errno: EIO))) }
     }
 
-    private func takeHeld() -> [@Sendable (Result<Void, any Error>) -> Void] {
+    private func takeHeld() -> [any JournalAppendListener] {
         lock.withLock {
             defer { held = [] }
             return held
