@@ -113,6 +113,13 @@ public struct JSONCursor {
         for value in values { write(value) }
         endArray()
     }
+
+    /// `write(_: [Int])` for numbers seen through a pointer (a caller's closure that captures no array).
+    @inlinable @inline(__always) public mutating func write(_ values: UnsafeBufferPointer<Int>) {
+        beginArray()
+        for value in values { write(value) }
+        endArray()
+    }
 }
 
 extension JSONWriter {

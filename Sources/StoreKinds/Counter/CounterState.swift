@@ -68,30 +68,44 @@ public struct CounterAppState: StoreState, PatchDiffable {
         // value cost ~1,500 instructions for the whole state, which every POST answer writes
         // (`scripts/instructions-per-request.sh`). The bounds: keys and punctuation (47 and 46
         // bytes, with a comma before the object), and each number at its longest.
-        func head(_ c: inout JSONCursor) {
-            c.beginObject()
-            c.key("count"); c.write(counter.count)
-            c.key("favoritePrimes"); c.write(favorites.favoritePrimes)
-            c.key("activityFeed")
-        }
-        func tail(_ c: inout JSONCursor) {
-            c.key("nthPrime"); c.write(counter.nthPrime)
-            c.key("isNthPrimeRequestInFlight"); c.write(counter.isNthPrimeRequestInFlight)
-            c.endObject()
-        }
-        let headBytes = 48 + (1 + favorites.favoritePrimes.count) * JSONCursor.maxIntBytes
+        //
+        // The closures see the primes through a buffer pointer and the counter as a copy of a
+        // plain struct: a closure reading `self`'s arrays copies them into its context, a retain
+        // and a release per array on every answer.
+        let counter = self.counter
         let tailBytes = 48 + JSONCursor.maxIntBytes
         if favorites.activityFeed.isEmpty {
-            w.withCursor(maxBytes: headBytes + 2 + tailBytes) { c in
-                head(&c)
-                c.beginArray(); c.endArray()
-                tail(&c)
+            favorites.favoritePrimes.withUnsafeBufferPointer { primes in
+                w.withCursor(maxBytes: Self.headBytes(primes) + 2 + tailBytes) { c in
+                    Self.writeHead(counter.count, primes, to: &c)
+                    c.beginArray(); c.endArray()
+                    Self.writeTail(counter, to: &c)
+                }
             }
         } else {
-            w.withCursor(maxBytes: headBytes, head)
+            favorites.favoritePrimes.withUnsafeBufferPointer { primes in
+                w.withCursor(maxBytes: Self.headBytes(primes)) { c in Self.writeHead(counter.count, primes, to: &c) }
+            }
             favorites.activityFeed.writeJSON(to: &w)
-            w.withCursor(maxBytes: tailBytes, tail)
+            w.withCursor(maxBytes: tailBytes) { c in Self.writeTail(counter, to: &c) }
         }
+    }
+
+    @inline(__always) static func headBytes(_ favoritePrimes: UnsafeBufferPointer<Int>) -> Int {
+        48 + (1 + favoritePrimes.count) * JSONCursor.maxIntBytes
+    }
+
+    @inline(__always) static func writeHead(_ count: Int, _ favoritePrimes: UnsafeBufferPointer<Int>, to c: inout JSONCursor) {
+        c.beginObject()
+        c.key("count"); c.write(count)
+        c.key("favoritePrimes"); c.write(favoritePrimes)
+        c.key("activityFeed")
+    }
+
+    @inline(__always) static func writeTail(_ counter: CounterState, to c: inout JSONCursor) {
+        c.key("nthPrime"); c.write(counter.nthPrime)
+        c.key("isNthPrimeRequestInFlight"); c.write(counter.isNthPrimeRequestInFlight)
+        c.endObject()
     }
 
     public init(json: JSONValue, path: String) throws(StateDecodingError) {
