@@ -86,10 +86,10 @@ extension Session {
     /// Feeds `event` to the machine and runs its commands, in order, under the lock: what changes
     /// the session now, what answers clients into `after`. `pending` is the append the commands
     /// are about, if any, borrowed: its fields are read where the caller holds them (a copy is a
-    /// retain and a release of each of its buffers); `submitting` the request being submitted and its reply, `key` its
-    /// Idempotency-Key. The commands
-    /// go to `commandBuffer`, lent to each feed and given back: a feed allocates nothing, and a
-    /// command (a few words, no references) costs a store.
+    /// retain and a release of each of its buffers); `submitting` the request being submitted and
+    /// its reply, `key` its Idempotency-Key. The commands go to `commandBuffer`, lent to each feed
+    /// and given back: a feed allocates nothing, and a command (a few words, no references) costs
+    /// a store.
     @discardableResult
     func feedLocked(_ event: consuming Machine.Event, pending: borrowing PendingAppend? = nil,
                     submitting: (request: RequestID, reply: ReplyTo)? = nil, key: String? = nil,
